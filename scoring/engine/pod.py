@@ -1,0 +1,1 @@
+def compute(event, rounds): raise NotImplementedError

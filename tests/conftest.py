@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Test data stays outside the repo, beside it: ../shared (relative to the project root).
+# CI always has it, so a missing file fails the test rather than skipping it.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT_ROOT.parent / "shared"
+REAL_EVENTS = sorted(
+    p for p in (SHARED / "data" / "real").glob("*.json") if not p.name.endswith(".expected.json")
+)
+
+
+def load_shared(relative: str) -> dict[str, Any]:
+    path = SHARED / relative
+    assert path.is_file(), f"missing test data {path}: ../shared must sit beside the project"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def pod7() -> dict[str, Any]:
+    return load_shared("data/pod-7.json")
+
+
+@pytest.fixture
+def small_doc() -> dict[str, Any]:
+    """A 6-player mtr event, 2 rounds, with a bye, a draw, a double loss and a no-show."""
+    return {
+        "format": "swiss-tournament/1",
+        "name": "Friday Night Modern",
+        "system": "mtr",
+        "best_of": 3,
+        "seed": 90210,
+        "players": [
+            {"id": "p1", "name": "Ana Souza"},
+            {"id": "p2", "name": "Ben Ito", "dropped_after_round": 2},
+            {"id": "p3", "name": "Cleo Park"},
+            {"id": "p4", "name": "Dev Rao"},
+            {"id": "p5", "name": "Eva Lund"},
+            {"id": "p6", "name": "Finn Moe"},
+            {"id": "p7", "name": "Gil Ray"},
+        ],
+        "rounds": [
+            {
+                "number": 1,
+                "phase": 1,
+                "matches": [
+                    {"table": 1, "players": ["p1", "p2"], "wins": [2, 1], "draws": 0},
+                    {"table": 2, "players": ["p3", "p4"], "wins": [1, 1], "draws": 1},
+                    {"table": 3, "players": ["p5", "p6"], "wins": [0, 0], "draws": 0,
+                     "result": "double_loss"},
+                    {"table": 4, "players": ["p7"], "bye": True},
+                ],
+            },
+            {
+                "number": 2,
+                "phase": 1,
+                "matches": [
+                    {"table": 1, "players": ["p1", "p7"], "wins": [2, 0], "draws": 0},
+                    {"table": 2, "players": ["p2", "p3"], "wins": [0, 2], "draws": 0},
+                    {"table": 3, "players": ["p4", "p5"], "wins": [0, 0], "draws": 3},
+                    {"table": 4, "players": ["p6"], "loss": True},
+                ],
+            },
+        ],
+    }

@@ -1,0 +1,450 @@
+"""The `swiss-tournament/1` document (shared/spec/interchange.md) <-> the database.
+
+`validate_document` checks a parsed document completely before anything is written and
+names every problem by its place (`rounds[2].matches[5].players[1]: unknown player 'p9'`).
+`import_document` writes a valid document in one transaction; `export_document` gives it
+back (a lossless round trip up to key order and defaults).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from scoring.engine.records import SYSTEMS
+from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
+
+FORMAT = "swiss-tournament/1"
+MAX_ERRORS = 25
+# shared/spec/scoring.md section 4: a game seats 3 to 5 players.
+LEAGUE_TABLE_MIN, LEAGUE_TABLE_MAX = 3, 5
+MAX_GAMES = 99  # far above any real match; stops a typo such as 2000 from being stored
+
+
+class DocumentError(ValueError):
+    """A document that cannot be imported; `problems` are 'place: message' strings."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def parse_document(text: str | bytes) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise DocumentError([f"document: not UTF-8 text ({exc.reason})"]) from exc
+    except json.JSONDecodeError as exc:
+        raise DocumentError(
+            [f"document: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]
+        ) from exc
+    validate_document(doc)
+    return doc
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and value == value and abs(value) < 1e12
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+@dataclass
+class _Checker:
+    problems: list[str]
+
+    def add(self, place: str, message: str) -> None:
+        if len(self.problems) < MAX_ERRORS:
+            self.problems.append(f"{place}: {message}")
+
+    def expect(self, place: str, value: Any, kind: type | tuple[type, ...], what: str) -> bool:
+        ok = isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, float))
+        if not ok:
+            self.add(place, f"expected {what}, got {_type_name(value)}")
+        return ok
+
+    def count(self, place: str, value: Any, *, minimum: int = 0, maximum: int = MAX_GAMES) -> bool:
+        if not _is_int(value):
+            self.add(place, f"expected an integer, got {_type_name(value)}")
+            return False
+        if value < minimum:
+            self.add(place, f"must be at least {minimum}, got {value}")
+            return False
+        if value > maximum:
+            self.add(place, f"must be at most {maximum}, got {value}")
+            return False
+        return True
+
+
+def validate_document(doc: Any) -> None:
+    """Raise DocumentError listing every problem found (up to MAX_ERRORS)."""
+    c = _Checker([])
+    if not isinstance(doc, dict):
+        raise DocumentError([f"document: expected an object, got {_type_name(doc)}"])
+    if doc.get("format", FORMAT) != FORMAT:
+        c.add("format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+    name = doc.get("name")
+    if c.expect("name", name, str, "a string") and not name.strip():
+        c.add("name", "must not be empty")
+    system = doc.get("system")
+    if system not in SYSTEMS:
+        c.add("system", f"unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
+    if "best_of" in doc and doc["best_of"] not in (1, 3) or isinstance(doc.get("best_of"), bool):
+        c.add("best_of", f"must be 1 or 3, got {doc['best_of']!r}")
+    if "seed" in doc and doc["seed"] is not None:
+        if not _is_int(doc["seed"]):
+            c.add("seed", f"expected an integer, got {_type_name(doc['seed'])}")
+        elif not -(2**63) <= doc["seed"] < 2**63:
+            c.add("seed", "must fit in 64 bits")
+
+    ids: set[str] = set()
+    players = doc.get("players")
+    if c.expect("players", players, list, "a list"):
+        for i, player in enumerate(players):
+            place = f"players[{i}]"
+            if not c.expect(place, player, dict, "an object"):
+                continue
+            pid = player.get("id")
+            if c.expect(f"{place}.id", pid, str, "a string"):
+                if not pid:
+                    c.add(f"{place}.id", "must not be empty")
+                elif pid in ids:
+                    c.add(f"{place}.id", f"duplicate player id {pid!r}")
+                elif len(pid) > 100:
+                    c.add(f"{place}.id", "longer than 100 characters")
+                ids.add(pid)
+            pname = player.get("name")
+            if c.expect(f"{place}.name", pname, str, "a string"):
+                if not pname.strip():
+                    c.add(f"{place}.name", "must not be empty")
+                elif len(pname) > 200:
+                    c.add(f"{place}.name", "longer than 200 characters")
+            if player.get("dropped_after_round") is not None:
+                c.count(f"{place}.dropped_after_round", player["dropped_after_round"], minimum=0,
+                        maximum=10_000)
+
+    rounds = doc.get("rounds", [])
+    if c.expect("rounds", rounds, list, "a list"):
+        numbers: set[int] = set()
+        for r, rnd in enumerate(rounds):
+            rplace = f"rounds[{r}]"
+            if not c.expect(rplace, rnd, dict, "an object"):
+                continue
+            if c.count(f"{rplace}.number", rnd.get("number"), minimum=1, maximum=10_000):
+                if rnd["number"] in numbers:
+                    c.add(f"{rplace}.number", f"round {rnd['number']} appears twice")
+                numbers.add(rnd["number"])
+            if "phase" in rnd:
+                c.count(f"{rplace}.phase", rnd["phase"], minimum=1, maximum=100)
+            if "playoff" in rnd and not isinstance(rnd["playoff"], bool):
+                c.add(f"{rplace}.playoff", f"expected true or false, got {_type_name(rnd['playoff'])}")
+            matches = rnd.get("matches", [])
+            if not c.expect(f"{rplace}.matches", matches, list, "a list"):
+                continue
+            seated: set[str] = set()
+            tables: set[int] = set()
+            for m, match in enumerate(matches):
+                mplace = f"{rplace}.matches[{m}]"
+                if not c.expect(mplace, match, dict, "an object"):
+                    continue
+                if match.get("table") is not None and c.count(
+                    f"{mplace}.table", match["table"], minimum=1, maximum=100_000
+                ):
+                    if match["table"] in tables:
+                        c.add(f"{mplace}.table", f"table {match['table']} used twice in this round")
+                    tables.add(match["table"])
+                _check_match(c, mplace, match, system, ids, seated)
+    if c.problems:
+        raise DocumentError(c.problems)
+
+
+def _check_match(
+    c: _Checker, place: str, match: dict[str, Any], system: Any, ids: set[str], seated: set[str]
+) -> None:
+    players = match.get("players")
+    if not c.expect(f"{place}.players", players, list, "a list"):
+        return
+    for k, pid in enumerate(players):
+        ppl = f"{place}.players[{k}]"
+        if not isinstance(pid, str):
+            c.add(ppl, f"expected a player id string, got {_type_name(pid)}")
+        elif pid not in ids:
+            c.add(ppl, f"unknown player {pid!r}")
+        elif pid in seated:
+            c.add(ppl, f"player {pid!r} plays twice in this round")
+        else:
+            seated.add(pid)
+    bye, loss = match.get("bye", False), match.get("loss", False)
+    for flag in ("bye", "loss"):
+        if flag in match and not isinstance(match[flag], bool):
+            c.add(f"{place}.{flag}", f"expected true or false, got {_type_name(match[flag])}")
+    if bye is True or loss is True:
+        if bye is True and loss is True:
+            c.add(place, "a match cannot be both a bye and a loss")
+        if len(players) != 1:
+            c.add(f"{place}.players", f"a {'bye' if bye is True else 'loss'} has exactly one player, got {len(players)}")
+        for key in ("wins", "places", "scores", "result"):
+            if key in match:
+                c.add(f"{place}.{key}", f"not allowed on a {'bye' if bye is True else 'loss'}")
+        return
+    if system == "league" and ("places" in match or len(players) != 2):
+        _check_game(c, place, match, players, ids, seated)
+        return
+    if len(players) != 2:
+        c.add(f"{place}.players", f"a match has two players, got {len(players)}")
+    if len(set(p for p in players if isinstance(p, str))) != len(players):
+        c.add(f"{place}.players", "the same player on both sides")
+    if "result" in match and match["result"] != "double_loss":
+        c.add(f"{place}.result", f"unknown result {match['result']!r} (only 'double_loss')")
+    if "wins" in match:
+        wins = match["wins"]
+        if c.expect(f"{place}.wins", wins, list, "a list of two game counts"):
+            if len(wins) != 2:
+                c.add(f"{place}.wins", f"expected two game counts, got {len(wins)}")
+            for k, w in enumerate(wins):
+                c.count(f"{place}.wins[{k}]", w)
+        if "draws" in match:
+            c.count(f"{place}.draws", match["draws"])
+    elif match.get("draws") not in (None, 0) or "result" in match:
+        c.add(f"{place}.wins", "missing: a result needs the games won by each player")
+    for key in ("places", "scores", "absent"):
+        if key in match:
+            c.add(f"{place}.{key}", f"only league games have {key}")
+
+
+def _check_game(
+    c: _Checker, place: str, match: dict[str, Any], players: list[Any], ids: set[str],
+    seated: set[str],
+) -> None:
+    absent = match.get("absent", [])
+    if c.expect(f"{place}.absent", absent, list, "a list of player ids"):
+        for k, pid in enumerate(absent):
+            apl = f"{place}.absent[{k}]"
+            if not isinstance(pid, str):
+                c.add(apl, f"expected a player id string, got {_type_name(pid)}")
+            elif pid not in ids:
+                c.add(apl, f"unknown player {pid!r}")
+            elif pid in seated:
+                c.add(apl, f"player {pid!r} plays twice in this round")
+            else:
+                seated.add(pid)
+    else:
+        absent = []
+    if not LEAGUE_TABLE_MIN <= len(players) <= LEAGUE_TABLE_MAX:
+        c.add(
+            f"{place}.players",
+            f"a game seats {LEAGUE_TABLE_MIN} to {LEAGUE_TABLE_MAX} players who played, got {len(players)}",
+        )
+    if "wins" in match:
+        c.add(f"{place}.wins", "a league game records places and scores, not wins")
+    has_places, has_scores = "places" in match, "scores" in match
+    if has_places != has_scores:
+        c.add(place, "places and scores go together: give both or neither")
+    if has_places:
+        places = match["places"]
+        if c.expect(f"{place}.places", places, list, "a list of places"):
+            if len(places) != len(players):
+                c.add(f"{place}.places", f"expected {len(players)} places (one per player), got {len(places)}")
+            elif all(c.count(f"{place}.places[{k}]", p, minimum=1, maximum=len(players))
+                     for k, p in enumerate(places)):
+                # Shared places follow competition ranking: two firsts, then a third.
+                for k, p in enumerate(places):
+                    if p != 1 + sum(1 for q in places if q < p):
+                        c.add(f"{place}.places[{k}]",
+                              f"place {p} does not fit the table's places {places}")
+                        break
+    if has_scores:
+        scores = match["scores"]
+        if c.expect(f"{place}.scores", scores, list, "a list of raw scores"):
+            if len(scores) != len(players):
+                c.add(f"{place}.scores", f"expected {len(players)} scores (one per player), got {len(scores)}")
+            for k, s in enumerate(scores):
+                if not _is_number(s):
+                    c.add(f"{place}.scores[{k}]", f"expected a number, got {_type_name(s)}")
+
+
+def _decimal(value: int | float) -> Decimal:
+    return Decimal(str(value))
+
+
+def _unique_slug(name: str) -> str:
+    from django.utils.text import slugify
+
+    base = (slugify(name) or "tournament")[:200]
+    slug, n = base, 1
+    while Tournament.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+@transaction.atomic
+def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
+    """Create a tournament from a document; nothing is written if it is invalid."""
+    from scoring.services import recompute
+    from tournaments.services import new_seed
+
+    validate_document(doc)
+    system = doc["system"]
+    rounds = doc.get("rounds", [])
+    played = [r for r in rounds if r.get("matches")]
+    tournament = Tournament.objects.create(
+        name=doc["name"].strip(),
+        slug=_unique_slug(doc["name"]),
+        system=system,
+        best_of=doc.get("best_of", 1 if system == "pod" else 3),
+        seed=doc["seed"] if doc.get("seed") is not None else new_seed(),
+        status="running" if played else "registration",
+        owner=owner,
+    )
+    players = Player.objects.bulk_create(
+        Player(
+            tournament=tournament,
+            external_id=p["id"],
+            name=p["name"].strip(),
+            dropped_after_round=p.get("dropped_after_round"),
+        )
+        for p in doc["players"]
+    )
+    by_id = {p.external_id: p for p in players}
+    round_rows = Round.objects.bulk_create(
+        Round(
+            tournament=tournament,
+            number=r["number"],
+            phase=r.get("phase", 1),
+            playoff=r.get("playoff", False),
+        )
+        for r in rounds
+    )
+    match_rows: list[Match] = []
+    for rnd, row in zip(rounds, round_rows, strict=True):
+        for m in rnd.get("matches", []):
+            match_rows.append(_match_row(row, m, system))
+    Match.objects.bulk_create(match_rows)
+    seats: list[Seat] = []
+    it = iter(match_rows)
+    for rnd, row in zip(rounds, round_rows, strict=True):
+        for m in rnd.get("matches", []):
+            seats.extend(_seat_rows(next(it), row, m, by_id))
+    Seat.objects.bulk_create(seats, batch_size=2000)
+    if any(r.get("playoff") for r in played) and tournament.status == "running":
+        tournament.status = "top_cut"
+        tournament.save(update_fields=["status"])
+    recompute(tournament)
+    return tournament
+
+
+def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:
+    if m.get("bye") is True:
+        kind, reported = MatchKind.BYE, True
+    elif m.get("loss") is True:
+        kind, reported = MatchKind.LOSS, True
+    elif system == "league" and ("places" in m or len(m["players"]) != 2):
+        kind, reported = MatchKind.GAME, "places" in m
+    elif m.get("result") == "double_loss":
+        kind, reported = MatchKind.DOUBLE_LOSS, True
+    else:
+        kind, reported = MatchKind.PLAYED, "wins" in m
+    return Match(
+        round=round_row, table=m.get("table"), kind=kind, reported=reported,
+        draws=m.get("draws", 0) or 0,
+    )
+
+
+def _seat_rows(match: Match, round_row: Round, m: dict[str, Any], by_id: dict[str, Player]) -> list[Seat]:
+    wins, places, scores = m.get("wins"), m.get("places"), m.get("scores")
+    seats = [
+        Seat(
+            match=match, round=round_row, player=by_id[pid], position=k,
+            games_won=wins[k] if wins is not None else None,
+            place=places[k] if places is not None else None,
+            score=_decimal(scores[k]) if scores is not None else None,
+        )
+        for k, pid in enumerate(m["players"])
+    ]
+    n = len(seats)
+    seats += [
+        Seat(match=match, round=round_row, player=by_id[pid], position=n + k, absent=True)
+        for k, pid in enumerate(m.get("absent", []))
+    ]
+    return seats
+
+
+def _number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def export_document(tournament: Tournament) -> dict[str, Any]:
+    players = list(tournament.players.order_by("id"))
+    ext = {p.id: p.external_id for p in players}
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "name": tournament.name,
+        "system": tournament.system,
+        "best_of": tournament.best_of,
+        "seed": tournament.seed,
+        "players": [
+            {"id": p.external_id, "name": p.name}
+            | ({"dropped_after_round": p.dropped_after_round} if p.dropped else {})
+            for p in players
+        ],
+        "rounds": [],
+    }
+    seats_by_match: dict[int, list[Seat]] = {}
+    for seat in Seat.objects.filter(round__tournament=tournament).order_by("match_id", "position"):
+        seats_by_match.setdefault(seat.match_id, []).append(seat)
+    matches_by_round: dict[int, list[Match]] = {}
+    for match in Match.objects.filter(round__tournament=tournament).order_by("table", "id"):
+        matches_by_round.setdefault(match.round_id, []).append(match)
+    for rnd in tournament.rounds.order_by("number"):
+        entry: dict[str, Any] = {"number": rnd.number, "phase": rnd.phase}
+        if rnd.playoff:
+            entry["playoff"] = True
+        entry["matches"] = [
+            _export_match(match, seats_by_match.get(match.id, []), ext)
+            for match in matches_by_round.get(rnd.id, [])
+        ]
+        doc["rounds"].append(entry)
+    return doc
+
+
+def _export_match(match: Match, seats: list[Seat], ext: dict[int, str]) -> dict[str, Any]:
+    playing = [s for s in seats if not s.absent]
+    out: dict[str, Any] = {}
+    if match.table is not None:
+        out["table"] = match.table
+    out["players"] = [ext[s.player_id] for s in playing]
+    if match.kind == MatchKind.BYE:
+        out["bye"] = True
+    elif match.kind == MatchKind.LOSS:
+        out["loss"] = True
+    elif match.kind == MatchKind.GAME:
+        if match.reported:
+            out["places"] = [s.place for s in playing]
+            out["scores"] = [_number(s.score) if s.score is not None else 0 for s in playing]
+        absent = [ext[s.player_id] for s in seats if s.absent]
+        if absent:
+            out["absent"] = absent
+    elif match.reported:
+        out["wins"] = [s.games_won or 0 for s in playing]
+        out["draws"] = match.draws
+        if match.kind == MatchKind.DOUBLE_LOSS:
+            out["result"] = "double_loss"
+    return out

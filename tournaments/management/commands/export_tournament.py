@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from tournaments.interchange import export_document
+from tournaments.management.commands._lookup import tournament_or_error
+
+
+class Command(BaseCommand):
+    help = "Print a tournament as a swiss-tournament/1 document."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+
+    def handle(self, *args: Any, slug: str, **options: Any) -> None:
+        doc = export_document(tournament_or_error(slug))
+        self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1))

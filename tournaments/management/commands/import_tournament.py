@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from tournaments.interchange import DocumentError, import_document, parse_document
+
+
+class Command(BaseCommand):
+    help = "Create a tournament from a swiss-tournament/1 document; prints its slug last."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", help="the JSON document ('-' reads standard input)")
+
+    def handle(self, *args: Any, path: str, **options: Any) -> None:
+        try:
+            if path == "-":
+                import sys
+
+                text = sys.stdin.buffer.read()
+            else:
+                text = Path(path).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{path}: cannot read: {exc.strerror}") from exc
+        try:
+            tournament = import_document(parse_document(text))
+        except DocumentError as exc:
+            raise CommandError(f"{path}: refused, nothing was written:\n{exc}") from exc
+        self.stdout.write(tournament.slug)

@@ -1,0 +1,156 @@
+"""Players, rounds, matches and seats: the source of truth every standing is computed from."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class System(models.TextChoices):
+    # shared/spec/scoring.md, one preset per section
+    MTR = "mtr", "Magic Tournament Rules"
+    DCI = "dci", "DCI (older rules)"
+    MELEE = "melee", "Melee.gg"
+    POD = "pod", "Draft pod (round robin)"
+    LEAGUE = "league", "Board-game league"
+
+
+class Status(models.TextChoices):
+    REGISTRATION = "registration", "Registration"
+    RUNNING = "running", "Running"
+    TOP_CUT = "top_cut", "Top cut"
+    FINISHED = "finished", "Finished"
+
+
+class Tournament(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=220, unique=True)
+    system = models.CharField(max_length=10, choices=System.choices, default=System.MTR)
+    best_of = models.PositiveSmallIntegerField(default=3)
+    seed = models.BigIntegerField(help_text="Seeds pairings and the final random tiebreak.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.REGISTRATION)
+    planned_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    top_cut = models.PositiveSmallIntegerField(default=0)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_tournaments",
+    )
+    staff = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="staffed_tournaments"
+    )
+    # Bumped by every write; live pages use it for ETags and caches for freshness.
+    version = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(best_of__in=[1, 3]), name="best_of_1_or_3"),
+            models.CheckConstraint(condition=Q(top_cut__in=[0, 2, 4, 8]), name="top_cut_size"),
+            models.CheckConstraint(
+                condition=Q(system__in=System.values), name="tournament_system_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="players")
+    # The id the interchange document uses ("p1", "scott"); generated for browser entries.
+    external_id = models.CharField(max_length=100)
+    name = models.CharField(max_length=200)
+    dropped_after_round = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "external_id"], name="player_id_unique_in_tournament"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def dropped(self) -> bool:
+        return self.dropped_after_round is not None
+
+
+class Round(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    phase = models.PositiveSmallIntegerField(default=1)
+    playoff = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "number"], name="round_number_unique_in_tournament"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+            models.CheckConstraint(condition=Q(phase__gte=1), name="round_phase_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Round {self.number}"
+
+
+class MatchKind(models.TextChoices):
+    # shared/spec/interchange.md: the shapes a match entry can take
+    PLAYED = "played", "Match"
+    BYE = "bye", "Bye"
+    LOSS = "loss", "Loss with no opponent"
+    DOUBLE_LOSS = "double_loss", "Double loss"
+    GAME = "game", "Multi-player game"
+
+
+class Match(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    table = models.PositiveIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=12, choices=MatchKind.choices, default=MatchKind.PLAYED)
+    # False while a round is in progress and nobody has reported this match yet.
+    reported = models.BooleanField(default=False)
+    draws = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["round__number", "table", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(draws__gte=0), name="draws_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} table {self.table}"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    # Denormalised from match.round so the database itself refuses a player twice in a round.
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    games_won = models.PositiveSmallIntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
+    absent = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["match_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "player"], name="player_once_per_round"),
+            models.UniqueConstraint(fields=["match", "position"], name="seat_position_unique"),
+            models.CheckConstraint(
+                condition=Q(games_won__isnull=True) | Q(games_won__gte=0),
+                name="games_won_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(place__isnull=True) | Q(place__gte=1), name="place_positive"
+            ),
+        ]
