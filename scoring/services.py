@@ -6,10 +6,16 @@ so the stored standings always match the stored results.
 
 from __future__ import annotations
 
+import json
+import threading
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+from django.db import connection, transaction
 
 from scoring.engine import compute_standings
 from scoring.engine.records import (
@@ -22,6 +28,7 @@ from scoring.engine.records import (
     MatchRecord,
     PlayerRecord,
     RoundRecord,
+    StandingRow,
     Standings,
     Tiebreak,
 )
@@ -33,39 +40,7 @@ DECIMALS = 10  # shared/spec/interchange.md: tiebreakers rounded to 10 decimals
 
 def event_record(tournament: Tournament) -> EventRecord:
     """Read the tournament's rows into the engine's plain records (few, narrow queries)."""
-    players = list(
-        Player.objects.filter(tournament=tournament)
-        .order_by("id")
-        .values_list("id", "external_id", "dropped_after_round")
-    )
-    ext = {pk: e for pk, e, _ in players}
-    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in (
-        Seat.objects.filter(round__tournament=tournament)
-        .order_by("match_id", "position")
-        .values_list("match_id", "player_id", "games_won", "place", "score", "absent")
-    ):
-        seats[row[0]].append(row)
-    by_round: dict[int, list[MatchRecord]] = defaultdict(list)
-    for match_id, round_id, kind, reported, draws in (
-        Match.objects.filter(round__tournament=tournament)
-        .order_by("round_id", "table", "id")
-        .values_list("id", "round_id", "kind", "reported", "draws")
-    ):
-        by_round[round_id].append(_match_record(kind, reported, draws, seats[match_id], ext))
-    rounds = tuple(
-        RoundRecord(number=number, phase=phase, playoff=playoff, matches=tuple(by_round[rid]))
-        for rid, number, phase, playoff in Round.objects.filter(tournament=tournament)
-        .order_by("number")
-        .values_list("id", "number", "phase", "playoff")
-    )
-    return EventRecord(
-        system=tournament.system,  # type: ignore[arg-type]
-        players=tuple(PlayerRecord(id=e, dropped_after_round=d) for _, e, d in players),
-        rounds=rounds,
-        best_of=tournament.best_of,
-        seed=tournament.seed,
-    )
+    return _load(tournament)[0]
 
 
 def _match_record(
@@ -104,17 +79,165 @@ def points_edge(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else round(float(value), DECIMALS)
 
 
-def recompute(tournament: Tournament) -> Standings:
-    """Full recompute from the source of truth; stores every player's standing."""
-    standings = compute_standings(event_record(tournament))
-    store(tournament, standings)
+@dataclass
+class _Snapshot:
+    """What the last committed recompute of one tournament read and stored.
+
+    Lets a result entry skip re-reading every match and rewriting every standing: only the
+    changed matches are read back and only the changed standings written. It is trusted
+    only when its version equals the tournament's version before the current write, and
+    it is saved on commit, so a rolled-back write never leaves a wrong snapshot behind.
+    """
+
+    created_at: Any
+    version: int
+    event: EventRecord
+    where: dict[int, tuple[int, int]]  # match pk -> (index in event.rounds, index in round)
+    ext: dict[int, str]  # player pk -> engine id
+    rows: dict[str, tuple[int, StandingRow]]  # engine id -> (position, row) as stored
+
+
+_snapshots: dict[int, _Snapshot] = {}
+_snapshots_lock = threading.Lock()
+
+
+def _full_snapshot(tournament: Tournament) -> _Snapshot:
+    event, where, ext = _load(tournament)
+    return _Snapshot(tournament.created_at, tournament.version, event, where, ext, {})
+
+
+def _load(tournament: Tournament) -> tuple[EventRecord, dict[int, tuple[int, int]], dict[int, str]]:
+    players = list(
+        Player.objects.filter(tournament=tournament)
+        .order_by("id")
+        .values_list("id", "external_id", "dropped_after_round")
+    )
+    ext = {pk: e for pk, e, _ in players}
+    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    for row in (
+        Seat.objects.filter(round__tournament=tournament)
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "games_won", "place", "score", "absent")
+    ):
+        seats[row[0]].append(row)
+    round_rows = list(
+        Round.objects.filter(tournament=tournament)
+        .order_by("number")
+        .values_list("id", "number", "phase", "playoff")
+    )
+    round_index = {rid: i for i, (rid, *_rest) in enumerate(round_rows)}
+    by_round: list[list[MatchRecord]] = [[] for _ in round_rows]
+    where: dict[int, tuple[int, int]] = {}
+    for match_id, round_id, kind, reported, draws in (
+        Match.objects.filter(round__tournament=tournament)
+        .order_by("round_id", "table", "id")
+        .values_list("id", "round_id", "kind", "reported", "draws")
+    ):
+        i = round_index[round_id]
+        where[match_id] = (i, len(by_round[i]))
+        by_round[i].append(_match_record(kind, reported, draws, seats[match_id], ext))
+    event = EventRecord(
+        system=tournament.system,  # type: ignore[arg-type]
+        players=tuple(PlayerRecord(id=e, dropped_after_round=d) for _, e, d in players),
+        rounds=tuple(
+            RoundRecord(number=number, phase=phase, playoff=playoff, matches=tuple(matches))
+            for (_rid, number, phase, playoff), matches in zip(round_rows, by_round, strict=True)
+        ),
+        best_of=tournament.best_of,
+        seed=tournament.seed,
+    )
+    return event, where, ext
+
+
+def _patched(snapshot: _Snapshot, changed: Iterable[int]) -> EventRecord | None:
+    """The snapshot's event with the changed matches read back; None if it cannot tell."""
+    changed = list(changed)
+    if any(pk not in snapshot.where for pk in changed):
+        return None
+    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    for row in (
+        Seat.objects.filter(match_id__in=changed)
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "games_won", "place", "score", "absent")
+    ):
+        seats[row[0]].append(row)
+    rounds = list(snapshot.event.rounds)
+    for match_id, kind, reported, draws in Match.objects.filter(pk__in=changed).values_list(
+        "id", "kind", "reported", "draws"
+    ):
+        i, j = snapshot.where[match_id]
+        matches = list(rounds[i].matches)
+        matches[j] = _match_record(kind, reported, draws, seats[match_id], snapshot.ext)
+        rounds[i] = replace(rounds[i], matches=tuple(matches))
+    return replace(snapshot.event, rounds=tuple(rounds))
+
+
+def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None = None) -> Standings:
+    """Recompute from the source of truth and store the standings.
+
+    Must run inside the writing service's transaction, after that service bumped the
+    tournament's version. With `changed_matches` (the only rows the service changed), a
+    snapshot of the previous version is patched instead of reading every match; the
+    engine always computes every standing in full, and only changed rows are written.
+    tests/test_incremental.py proves this equals a full recompute.
+    """
+    with _snapshots_lock:
+        previous = _snapshots.get(tournament.pk)
+    usable = (
+        previous is not None
+        and changed_matches is not None
+        and previous.created_at == tournament.created_at
+        and previous.version == tournament.version - 1
+    )
+    event = _patched(previous, changed_matches) if usable else None  # type: ignore[arg-type]
+    if event is not None and previous is not None and len(event.players) == len(previous.rows):
+        snapshot = replace(previous, version=tournament.version, event=event, rows={})
+        standings = compute_standings(event)
+        snapshot.rows = _store_changes(tournament, standings, previous)
+    else:
+        snapshot = _full_snapshot(tournament)
+        standings = compute_standings(snapshot.event)
+        snapshot.rows = _store_all(tournament, standings, snapshot.ext)
+    StandingsState.objects.update_or_create(
+        tournament=tournament,
+        defaults={"after_round": standings.after_round, "version": tournament.version},
+    )
+
+    def remember() -> None:
+        with _snapshots_lock:
+            _snapshots[tournament.pk] = snapshot
+
+    with _snapshots_lock:
+        _snapshots.pop(tournament.pk, None)
+    transaction.on_commit(remember)
     return standings
 
 
-def store(tournament: Tournament, standings: Standings) -> None:
-    pk_by_ext = dict(
-        Player.objects.filter(tournament=tournament).values_list("external_id", "id")
+def forget_snapshots() -> None:
+    with _snapshots_lock:
+        _snapshots.clear()
+
+
+def _values(row: StandingRow) -> tuple[Any, ...]:
+    return (
+        row.rank,
+        round(Decimal(row.points.numerator) / Decimal(row.points.denominator), 4),
+        str(row.points),
+        row.wins,
+        row.losses,
+        row.draws,
+        row.played,
+        {k: edge(v) for k, v in row.tiebreakers.items()},
     )
+
+
+_FIELDS = ("rank", "points", "points_exact", "wins", "losses", "draws", "played", "tiebreakers")
+
+
+def _store_all(
+    tournament: Tournament, standings: Standings, ext: dict[int, str]
+) -> dict[str, tuple[int, StandingRow]]:
+    pk_by_ext = {e: pk for pk, e in ext.items()}
     Standing.objects.filter(tournament=tournament).delete()
     Standing.objects.bulk_create(
         (
@@ -122,23 +245,41 @@ def store(tournament: Tournament, standings: Standings) -> None:
                 tournament=tournament,
                 player_id=pk_by_ext[row.player],
                 position=position,
-                rank=row.rank,
-                points=round(Decimal(row.points.numerator) / Decimal(row.points.denominator), 4),
-                points_exact=str(row.points),
-                wins=row.wins,
-                losses=row.losses,
-                draws=row.draws,
-                played=row.played,
-                tiebreakers={k: edge(v) for k, v in row.tiebreakers.items()},
+                **dict(zip(_FIELDS, _values(row), strict=True)),
             )
             for position, row in enumerate(standings.rows, start=1)
         ),
         batch_size=1000,
     )
-    StandingsState.objects.update_or_create(
-        tournament=tournament,
-        defaults={"after_round": standings.after_round, "version": tournament.version},
-    )
+    return {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
+
+
+def _store_changes(
+    tournament: Tournament, standings: Standings, previous: _Snapshot
+) -> dict[str, tuple[int, StandingRow]]:
+    pk_by_ext = {e: pk for pk, e in previous.ext.items()}
+    rows = {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
+    changed = [
+        (
+            position,
+            *_values(row)[:-1],
+            json.dumps(_values(row)[-1]),
+            tournament.pk,
+            pk_by_ext[player],
+        )
+        for player, (position, row) in rows.items()
+        if previous.rows.get(player) != (position, row)
+    ]
+    if changed:
+        table = Standing._meta.db_table
+        cast = {"tiebreakers": "::jsonb"} if connection.vendor == "postgresql" else {}
+        sets = ", ".join(f"{f} = %s{cast.get(f, '')}" for f in ("position", *_FIELDS))
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {table} SET {sets} WHERE tournament_id = %s AND player_id = %s",
+                changed,
+            )
+    return rows
 
 
 def standings_document(tournament: Tournament) -> dict[str, Any]:
@@ -148,8 +289,14 @@ def standings_document(tournament: Tournament) -> dict[str, Any]:
         Standing.objects.filter(tournament=tournament)
         .order_by("position")
         .values_list(
-            "rank", "player__external_id", "player__name", "points_exact",
-            "wins", "losses", "draws", "tiebreakers",
+            "rank",
+            "player__external_id",
+            "player__name",
+            "points_exact",
+            "wins",
+            "losses",
+            "draws",
+            "tiebreakers",
         )
     )
     return {

@@ -51,8 +51,13 @@ def small_doc() -> dict[str, Any]:
                 "matches": [
                     {"table": 1, "players": ["p1", "p2"], "wins": [2, 1], "draws": 0},
                     {"table": 2, "players": ["p3", "p4"], "wins": [1, 1], "draws": 1},
-                    {"table": 3, "players": ["p5", "p6"], "wins": [0, 0], "draws": 0,
-                     "result": "double_loss"},
+                    {
+                        "table": 3,
+                        "players": ["p5", "p6"],
+                        "wins": [0, 0],
+                        "draws": 0,
+                        "result": "double_loss",
+                    },
                     {"table": 4, "players": ["p7"], "bye": True},
                 ],
             },

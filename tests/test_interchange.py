@@ -55,15 +55,32 @@ def test_round_trip_keeps_byes_losses_double_losses_drops_and_the_seed(small_doc
 
 def test_league_round_trip_keeps_places_scores_absent_and_agreed_byes() -> None:
     doc = {
-        "format": "swiss-tournament/1", "name": "Board league", "system": "league",
+        "format": "swiss-tournament/1",
+        "name": "Board league",
+        "system": "league",
         "players": [{"id": f"q{i}", "name": f"Q {i}"} for i in range(1, 10)],
-        "rounds": [{"number": 1, "phase": 1, "matches": [
-            {"table": 1, "players": ["q1", "q2", "q3", "q4"], "places": [1, 2, 2, 4],
-             "scores": [140, 120, 120, 80.5]},
-            {"table": 2, "players": ["q5", "q6", "q7"], "places": [1, 2, 3],
-             "scores": [10, 5, 0], "absent": ["q8"]},
-            {"table": 3, "players": ["q9"], "bye": True},
-        ]}],
+        "rounds": [
+            {
+                "number": 1,
+                "phase": 1,
+                "matches": [
+                    {
+                        "table": 1,
+                        "players": ["q1", "q2", "q3", "q4"],
+                        "places": [1, 2, 2, 4],
+                        "scores": [140, 120, 120, 80.5],
+                    },
+                    {
+                        "table": 2,
+                        "players": ["q5", "q6", "q7"],
+                        "places": [1, 2, 3],
+                        "scores": [10, 5, 0],
+                        "absent": ["q8"],
+                    },
+                    {"table": 3, "players": ["q9"], "bye": True},
+                ],
+            }
+        ],
     }
     exported = export_document(import_document(copy.deepcopy(doc)))
     assert normalised(exported) == normalised(doc)
@@ -71,7 +88,9 @@ def test_league_round_trip_keeps_places_scores_absent_and_agreed_byes() -> None:
 
 def test_a_round_in_progress_exports_matches_without_results() -> None:
     doc = {
-        "format": "swiss-tournament/1", "name": "In progress", "system": "mtr",
+        "format": "swiss-tournament/1",
+        "name": "In progress",
+        "system": "mtr",
         "players": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
         "rounds": [{"number": 1, "phase": 1, "matches": [{"table": 1, "players": ["a", "b"]}]}],
     }
@@ -109,7 +128,9 @@ def test_an_unknown_player_is_named_by_its_place(small_doc: dict) -> None:
 
 def test_a_player_twice_in_a_round_is_refused(small_doc: dict) -> None:
     doc = broken(small_doc, lambda d: d["rounds"][0]["matches"][3]["players"].__setitem__(0, "p1"))
-    assert problems_of(doc) == ["rounds[0].matches[3].players[0]: player 'p1' plays twice in this round"]
+    assert problems_of(doc) == [
+        "rounds[0].matches[3].players[0]: player 'p1' plays twice in this round"
+    ]
 
 
 def test_negative_game_counts_are_refused(small_doc: dict) -> None:
@@ -155,11 +176,22 @@ def test_duplicate_player_ids_and_round_numbers_are_refused(small_doc: dict) -> 
 
 def test_places_that_do_not_fit_the_table_are_refused() -> None:
     doc = {
-        "format": "swiss-tournament/1", "name": "L", "system": "league",
+        "format": "swiss-tournament/1",
+        "name": "L",
+        "system": "league",
         "players": [{"id": f"q{i}", "name": f"Q{i}"} for i in range(4)],
-        "rounds": [{"number": 1, "matches": [
-            {"players": ["q0", "q1", "q2", "q3"], "places": [1, 3, 3, 5], "scores": [1, 2, 3, 4]},
-        ]}],
+        "rounds": [
+            {
+                "number": 1,
+                "matches": [
+                    {
+                        "players": ["q0", "q1", "q2", "q3"],
+                        "places": [1, 3, 3, 5],
+                        "scores": [1, 2, 3, 4],
+                    },
+                ],
+            }
+        ],
     }
     problems = problems_of(doc)
     assert problems == ["rounds[0].matches[0].places[3]: must be at most 4, got 5"]
@@ -183,7 +215,9 @@ def test_a_refused_import_writes_nothing(small_doc: dict) -> None:
     assert not Standing.objects.exists()
 
 
-def test_impossible_best_of_three_results_from_real_events_import_as_recorded(small_doc: dict) -> None:
+def test_impossible_best_of_three_results_from_real_events_import_as_recorded(
+    small_doc: dict,
+) -> None:
     def change(d: dict) -> None:
         d["rounds"][0]["matches"][0]["wins"] = [3, 0]
         d["rounds"][0]["matches"][1]["wins"] = [2, 1]
@@ -193,5 +227,8 @@ def test_impossible_best_of_three_results_from_real_events_import_as_recorded(sm
     exported = export_document(tournament)
     assert exported["rounds"][0]["matches"][0]["wins"] == [3, 0]
     assert exported["rounds"][0]["matches"][1] == {
-        "table": 2, "players": ["p3", "p4"], "wins": [2, 1], "draws": 3
+        "table": 2,
+        "players": ["p3", "p4"],
+        "wins": [2, 1],
+        "draws": 3,
     }

@@ -137,8 +137,12 @@ def validate_document(doc: Any) -> None:
                 elif len(pname) > 200:
                     c.add(f"{place}.name", "longer than 200 characters")
             if player.get("dropped_after_round") is not None:
-                c.count(f"{place}.dropped_after_round", player["dropped_after_round"], minimum=0,
-                        maximum=10_000)
+                c.count(
+                    f"{place}.dropped_after_round",
+                    player["dropped_after_round"],
+                    minimum=0,
+                    maximum=10_000,
+                )
 
     rounds = doc.get("rounds", [])
     if c.expect("rounds", rounds, list, "a list"):
@@ -154,7 +158,9 @@ def validate_document(doc: Any) -> None:
             if "phase" in rnd:
                 c.count(f"{rplace}.phase", rnd["phase"], minimum=1, maximum=100)
             if "playoff" in rnd and not isinstance(rnd["playoff"], bool):
-                c.add(f"{rplace}.playoff", f"expected true or false, got {_type_name(rnd['playoff'])}")
+                c.add(
+                    f"{rplace}.playoff", f"expected true or false, got {_type_name(rnd['playoff'])}"
+                )
             matches = rnd.get("matches", [])
             if not c.expect(f"{rplace}.matches", matches, list, "a list"):
                 continue
@@ -199,7 +205,10 @@ def _check_match(
         if bye is True and loss is True:
             c.add(place, "a match cannot be both a bye and a loss")
         if len(players) != 1:
-            c.add(f"{place}.players", f"a {'bye' if bye is True else 'loss'} has exactly one player, got {len(players)}")
+            c.add(
+                f"{place}.players",
+                f"a {'bye' if bye is True else 'loss'} has exactly one player, got {len(players)}",
+            )
         for key in ("wins", "places", "scores", "result"):
             if key in match:
                 c.add(f"{place}.{key}", f"not allowed on a {'bye' if bye is True else 'loss'}")
@@ -230,7 +239,11 @@ def _check_match(
 
 
 def _check_game(
-    c: _Checker, place: str, match: dict[str, Any], players: list[Any], ids: set[str],
+    c: _Checker,
+    place: str,
+    match: dict[str, Any],
+    players: list[Any],
+    ids: set[str],
     seated: set[str],
 ) -> None:
     absent = match.get("absent", [])
@@ -261,20 +274,30 @@ def _check_game(
         places = match["places"]
         if c.expect(f"{place}.places", places, list, "a list of places"):
             if len(places) != len(players):
-                c.add(f"{place}.places", f"expected {len(players)} places (one per player), got {len(places)}")
-            elif all(c.count(f"{place}.places[{k}]", p, minimum=1, maximum=len(players))
-                     for k, p in enumerate(places)):
+                c.add(
+                    f"{place}.places",
+                    f"expected {len(players)} places (one per player), got {len(places)}",
+                )
+            elif all(
+                c.count(f"{place}.places[{k}]", p, minimum=1, maximum=len(players))
+                for k, p in enumerate(places)
+            ):
                 # Shared places follow competition ranking: two firsts, then a third.
                 for k, p in enumerate(places):
                     if p != 1 + sum(1 for q in places if q < p):
-                        c.add(f"{place}.places[{k}]",
-                              f"place {p} does not fit the table's places {places}")
+                        c.add(
+                            f"{place}.places[{k}]",
+                            f"place {p} does not fit the table's places {places}",
+                        )
                         break
     if has_scores:
         scores = match["scores"]
         if c.expect(f"{place}.scores", scores, list, "a list of raw scores"):
             if len(scores) != len(players):
-                c.add(f"{place}.scores", f"expected {len(players)} scores (one per player), got {len(scores)}")
+                c.add(
+                    f"{place}.scores",
+                    f"expected {len(players)} scores (one per player), got {len(scores)}",
+                )
             for k, s in enumerate(scores):
                 if not _is_number(s):
                     c.add(f"{place}.scores[{k}]", f"expected a number, got {_type_name(s)}")
@@ -363,16 +386,24 @@ def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:
     else:
         kind, reported = MatchKind.PLAYED, "wins" in m
     return Match(
-        round=round_row, table=m.get("table"), kind=kind, reported=reported,
+        round=round_row,
+        table=m.get("table"),
+        kind=kind,
+        reported=reported,
         draws=m.get("draws", 0) or 0,
     )
 
 
-def _seat_rows(match: Match, round_row: Round, m: dict[str, Any], by_id: dict[str, Player]) -> list[Seat]:
+def _seat_rows(
+    match: Match, round_row: Round, m: dict[str, Any], by_id: dict[str, Player]
+) -> list[Seat]:
     wins, places, scores = m.get("wins"), m.get("places"), m.get("scores")
     seats = [
         Seat(
-            match=match, round=round_row, player=by_id[pid], position=k,
+            match=match,
+            round=round_row,
+            player=by_id[pid],
+            position=k,
             games_won=wins[k] if wins is not None else None,
             place=places[k] if places is not None else None,
             score=_decimal(scores[k]) if scores is not None else None,

@@ -184,7 +184,7 @@ def record_result(
         match.kind = MatchKind.DOUBLE_LOSS if double_loss else MatchKind.PLAYED
         match.save(update_fields=["reported", "draws", "kind"])
         touch(t)
-        recompute(t)
+        recompute(t, changed_matches=[match.pk])
     return match
 
 
@@ -223,7 +223,7 @@ def record_game(
         match.reported = places is not None
         match.save(update_fields=["reported"])
         touch(t)
-        recompute(t)
+        recompute(t, changed_matches=[match.pk])
     return match
 
 
@@ -239,4 +239,6 @@ def set_status(*, tournament: Tournament, status: str) -> None:
 
 def add_round(*, tournament: Tournament, phase: int = 1, playoff: bool = False) -> Round:
     last = tournament.rounds.aggregate(n=Max("number"))["n"] or 0
-    return Round.objects.create(tournament=tournament, number=last + 1, phase=phase, playoff=playoff)
+    return Round.objects.create(
+        tournament=tournament, number=last + 1, phase=phase, playoff=playoff
+    )

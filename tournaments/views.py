@@ -41,8 +41,16 @@ def standings_context(tournament: Tournament) -> dict[str, object]:
         .order_by("position")
         .select_related("player")
         .only(
-            "rank", "points", "wins", "losses", "draws", "played", "tiebreakers",
-            "player__name", "player__external_id", "player__dropped_after_round",
+            "rank",
+            "points",
+            "wins",
+            "losses",
+            "draws",
+            "played",
+            "tiebreakers",
+            "player__name",
+            "player__external_id",
+            "player__dropped_after_round",
         )
     )
     keys = list(rows[0].tiebreakers) if rows else []

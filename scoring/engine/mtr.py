@@ -8,9 +8,10 @@ sort keys are plain integer tuples. Fractions are only built for the output rows
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm
+from math import gcd, lcm
 
 from .ranking import draw_key, playoff_order
 from .records import (
@@ -72,33 +73,65 @@ def rules_for(event: EventRecord) -> SwissRules:
 WIN_POINTS = 3
 DRAW_POINTS = 1
 
+# Hot-path packing. A player's running totals live in ONE Python int, five fixed-width
+# fields: game points | games | wins | losses | draws. Adding a match is then a single
+# `+=` per player instead of five list updates, which is what keeps 120k player-matches
+# under budget. Rounds played = wins + losses + draws (a bye is a win, a double loss or
+# a no-opponent loss a loss) and match points = 3 x wins + draws, so neither is stored.
+_FIELD_BITS = 48
+_FIELD_MASK = (1 << _FIELD_BITS) - 1
+# A field can never overflow into the next: one match adds at most _MAX_PER_MATCH to a
+# field, so it would take 2**24 rounds. Larger single results are rejected as corrupt.
+_MAX_PER_MATCH = 1 << 24
+_GP, _GAMES, _WINS, _LOSSES, _DRAWS = (k * _FIELD_BITS for k in range(5))
 
-class _Tally:
-    """Running per-player totals, as parallel integer lists indexed by player."""
 
-    __slots__ = ("match_points", "game_points", "games", "rounds", "wins", "losses", "draws", "opponents")
+def _pack(game_points: int, games: int, wins: int, losses: int, draws: int) -> int:
+    if not 0 <= game_points < _MAX_PER_MATCH or not 0 <= games < _MAX_PER_MATCH:
+        raise ValueError(f"implausible match result: {games} games")
+    return (
+        (game_points << _GP)
+        | (games << _GAMES)
+        | (wins << _WINS)
+        | (losses << _LOSSES)
+        | (draws << _DRAWS)
+    )
 
-    def __init__(self, size: int) -> None:
-        self.match_points = [0] * size
-        self.game_points = [0] * size
-        self.games = [0] * size
-        self.rounds = [0] * size
-        self.wins = [0] * size
-        self.losses = [0] * size
-        self.draws = [0] * size
-        self.opponents: list[list[int]] = [[] for _ in range(size)]
 
-    def add_round(self, round_: RoundRecord, index: dict[str, int], bye_games: int) -> None:
-        # Local aliases: this loop runs once per match of the event (hot path).
-        mp = self.match_points
-        gp = self.game_points
-        games = self.games
-        rounds = self.rounds
-        wins = self.wins
-        losses = self.losses
-        draws = self.draws
-        opponents = self.opponents
-        bye_game_points = WIN_POINTS * bye_games
+def _played_codes(result: tuple[int, ...], drawn: int) -> tuple[int, int]:
+    """Packed contributions of a two-player match with `result` games won, `drawn` drawn."""
+    wa, wb = result
+    # Unfinished games count as drawn games; every listed game is a game played.
+    games = wa + wb + drawn
+    win_a = int(wa > wb)
+    win_b = int(wb > wa)
+    # Equal games won = a drawn match (0-0-0 and 0-0-3 included).
+    drew = int(wa == wb)
+    return (
+        _pack(WIN_POINTS * wa + DRAW_POINTS * drawn, games, win_a, win_b, drew),
+        _pack(WIN_POINTS * wb + DRAW_POINTS * drawn, games, win_b, win_a, drew),
+    )
+
+
+# A loss with no opponent and each side of a double loss: a round played worth nothing,
+# no games (scoring.md s.1).
+_LOSS_CODE = _pack(0, 0, 0, 1, 0)
+
+
+def _tally(
+    rounds: list[RoundRecord],
+    index: dict[str, int],
+    bye_games: int,
+    totals: list[int],
+    opponents: list[list[int]],
+) -> None:
+    """Add the results of `rounds` to the packed `totals` and the `opponents` lists."""
+    # MTR Appendix C: a bye is a match win and a 2-0 game win (melee bo1: 1-0).
+    bye_code = _pack(WIN_POINTS * bye_games, bye_games, 1, 0, 0)
+    loss_code = _LOSS_CODE
+    codes: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
+    codes_get = codes.get
+    for round_ in rounds:
         for match in round_.matches:
             kind = match.kind
             if kind == PLAYED:
@@ -108,158 +141,181 @@ class _Tally:
                 a, b = match.players
                 ia = index[a]
                 ib = index[b]
-                wa, wb = result
-                drawn = match.draws
-                # Unfinished games count as drawn; all listed games are games played.
-                played = wa + wb + drawn
-                games[ia] += played
-                games[ib] += played
-                gp[ia] += WIN_POINTS * wa + drawn
-                gp[ib] += WIN_POINTS * wb + drawn
-                rounds[ia] += 1
-                rounds[ib] += 1
+                key = (result, match.draws)
+                pair = codes_get(key)
+                if pair is None:
+                    pair = codes[key] = _played_codes(result, match.draws)
+                totals[ia] += pair[0]
+                totals[ib] += pair[1]
                 opponents[ia].append(ib)
                 opponents[ib].append(ia)
-                if wa > wb:
-                    mp[ia] += WIN_POINTS
-                    wins[ia] += 1
-                    losses[ib] += 1
-                elif wb > wa:
-                    mp[ib] += WIN_POINTS
-                    wins[ib] += 1
-                    losses[ia] += 1
-                else:
-                    # Equal games won = a drawn match (0-0-0 and 0-0-3 included).
-                    mp[ia] += DRAW_POINTS
-                    mp[ib] += DRAW_POINTS
-                    draws[ia] += 1
-                    draws[ib] += 1
             elif kind == BYE:
-                i = index[match.players[0]]
-                mp[i] += WIN_POINTS
-                wins[i] += 1
-                rounds[i] += 1
-                games[i] += bye_games
-                gp[i] += bye_game_points
+                # A bye is not an opponent: no opponents entry (skipped in OMW%/OGW%).
+                totals[index[match.players[0]]] += bye_code
             elif kind == DOUBLE_LOSS:
-                # Both lose: a round played, 0 points, 0 games; still each other's opponent.
+                # Both lose, 0 games; each still counts as the other's opponent.
                 a, b = match.players
                 ia = index[a]
                 ib = index[b]
-                rounds[ia] += 1
-                rounds[ib] += 1
-                losses[ia] += 1
-                losses[ib] += 1
+                totals[ia] += loss_code
+                totals[ib] += loss_code
                 opponents[ia].append(ib)
                 opponents[ib].append(ia)
             elif kind == LOSS:
-                # A loss with no opponent: a round played worth nothing, no opponent entry.
-                i = index[match.players[0]]
-                rounds[i] += 1
-                losses[i] += 1
+                totals[index[match.players[0]]] += loss_code
 
 
-@dataclass(slots=True)
-class _Values:
-    """One player's tiebreak values: integer sort keys plus the exact output Fractions."""
-
-    keys: tuple[int, int, int, int]
-    omw: Fraction
-    gw: Fraction
-    ogw: Fraction
+_new_object = object.__new__
 
 
-def _percentages(
-    numerators: list[int], denominators: list[int], floor: Fraction, players: range | list[int]
-) -> tuple[list[int], int]:
-    """Floored percentages num/(3*den) as integer numerators over one common denominator.
+def _fraction(numerator: int, denominator: int) -> Fraction:
+    """Fraction(numerator, denominator) for non-negative ints, about twice as fast.
 
-    Returns (numerators indexed by player, common denominator). Players with den 0 get the
-    floor (MTR Appendix C: no games played -> GW% at the floor).
+    Fraction's constructor spends most of its time in generic type checks; the output
+    rows need ~16k of them for a large event. Falls back to the public constructor if
+    this Python's Fraction ever stops being the (_numerator, _denominator) pair.
     """
+    g = gcd(numerator, denominator)
+    value = _new_object(Fraction)
+    value._numerator = numerator // g  # type: ignore[attr-defined]
+    value._denominator = denominator // g  # type: ignore[attr-defined]
+    return value
+
+
+try:
+    if _fraction(6, 4) != Fraction(3, 2) or hash(_fraction(6, 4)) != hash(Fraction(3, 2)):
+        raise TypeError
+except (AttributeError, TypeError):  # pragma: no cover - depends on the Python version
+
+    def _fraction(numerator: int, denominator: int) -> Fraction:
+        return Fraction(numerator, denominator)
+
+
+class _Group:
+    """Tiebreak values of a group of players compared with one another.
+
+    All OMW%/GW%/OGW% of the group are integer numerators over three shared denominators,
+    so the sort keys are plain integer tuples and mathematically equal values are equal.
+    """
+
+    __slots__ = ("keys", "omw", "gw", "ogw")
+
+    def __init__(self) -> None:
+        self.keys: dict[int, tuple[int, int, int, int]] = {}
+        self.omw: dict[int, Fraction] = {}
+        self.gw: dict[int, Fraction] = {}
+        self.ogw: dict[int, Fraction] = {}
+
+
+def _common(floor: Fraction, denominators: set[int]) -> int:
+    """lcm of 3 x every denominator and the floor's: one denominator for a percentage."""
     common = floor.denominator
-    for den in set(denominators):
+    for den in denominators:
         if den:
             common = lcm(common, 3 * den)
-    floor_num = floor.numerator * (common // floor.denominator)
-    scale = {den: common // (3 * den) for den in set(denominators) if den}
-    out = [floor_num] * len(numerators)
-    for i in players:
-        den = denominators[i]
-        if den:
-            value = numerators[i] * scale[den]
-            if value > floor_num:
-                out[i] = value
-    return out, common
+    return common
 
 
 def _group_values(
-    tally: _Tally, group: list[int], rules: SwissRules
-) -> dict[int, _Values]:
-    """Tiebreak values of the players in `group`, from the tally as it stands now."""
-    size = len(tally.rounds)
-    everyone = range(size)
-    mw, mw_den = _percentages(tally.match_points, tally.rounds, rules.floor, everyone)
-    gw, gw_den = _percentages(tally.game_points, tally.games, rules.floor, everyone)
-    opponents = tally.opponents
+    totals: list[int],
+    opponents: list[list[int]],
+    opponent_counts: list[int] | None,
+    group: list[int],
+    rules: SwissRules,
+    values: _Group,
+) -> None:
+    """Compute the values of `group` from `totals` as they stood (see _Group).
 
-    # Common denominators for the opponents' averages: avg = sum / (count * den), so one
-    # denominator for the whole group is lcm(count) * den (plus the no-opponent value's).
-    counts = {len(opponents[i]) for i in group}
-    count_lcm = 1
-    for count in counts:
-        if count:
-            count_lcm = lcm(count_lcm, count)
-    none = rules.no_opponent
-    omw_den = lcm(count_lcm * mw_den, none.denominator)
-    ogw_den = lcm(count_lcm * gw_den, none.denominator)
-    omw_scale = omw_den // (count_lcm * mw_den)
-    ogw_scale = ogw_den // (count_lcm * gw_den)
-    omw_none = none.numerator * (omw_den // none.denominator)
-    ogw_none = none.numerator * (ogw_den // none.denominator)
+    `opponent_counts` (a phase-end snapshot) limits each player to the opponents they had
+    met by then; None means all of them.
+    """
+    floor = rules.floor
+    mask = _FIELD_MASK
+    game_points = [(t >> _GP) & mask for t in totals]
+    games = [(t >> _GAMES) & mask for t in totals]
+    wins = [(t >> _WINS) & mask for t in totals]
+    losses = [(t >> _LOSSES) & mask for t in totals]
+    draws = [(t >> _DRAWS) & mask for t in totals]
+    points = [WIN_POINTS * w + DRAW_POINTS * d for w, d in zip(wins, draws, strict=True)]
+    played = [w + lo + d for w, lo, d in zip(wins, losses, draws, strict=True)]
 
-    # dci: own GW% unfloored (a player with no games still gets the floor value).
+    # MW% = match points / (3 x rounds played), GW% = game points / (3 x games played),
+    # both floored, as numerators over mw_den / gw_den.
+    mw_den = _common(floor, set(played))
+    gw_den = _common(floor, set(games))
+    mw_floor = floor.numerator * (mw_den // floor.denominator)
+    gw_floor = floor.numerator * (gw_den // floor.denominator)
+    mw_scale = {r: mw_den // (3 * r) for r in set(played) if r}
+    gw_scale = {g: gw_den // (3 * g) for g in set(games) if g}
+    mw = [
+        max(mw_floor, p * mw_scale[r]) if r else mw_floor
+        for p, r in zip(points, played, strict=True)
+    ]
+    own_gw = [
+        gp * gw_scale[g] if g else gw_floor for gp, g in zip(game_points, games, strict=True)
+    ]
+    gw = [max(gw_floor, x) for x in own_gw]
     if rules.floor_own_gw:
         own_gw = gw
-    else:
-        own_gw = list(gw)
-        games = tally.games
-        game_points = tally.game_points
-        for i in group:
-            if games[i]:
-                own_gw[i] = game_points[i] * (gw_den // (3 * games[i]))
 
-    fraction_cache: dict[tuple[int, int], Fraction] = {}
+    # One sum per player for both averages: MW% and GW% numerators packed in one int.
+    counts = (
+        opponent_counts if opponent_counts is not None else [len(o) for o in opponents]
+    )
+    most = max((counts[i] for i in group), default=0)
+    shift = (max(gw, default=0) * max(most, 1)).bit_length() + 1
+    low = (1 << shift) - 1
+    packed = [(m << shift) | g for m, g in zip(mw, gw, strict=True)]
+    packed_get = packed.__getitem__
 
-    def fraction(num: int, den: int) -> Fraction:
-        # Many players share a value (same record); build each distinct Fraction once.
-        key = (num, den)
-        value = fraction_cache.get(key)
-        if value is None:
-            value = fraction_cache[key] = Fraction(num, den)
-        return value
-
-    mw_get = mw.__getitem__
-    gw_get = gw.__getitem__
-    values: dict[int, _Values] = {}
-    for i in group:
-        opps = opponents[i]
-        n = len(opps)
+    # Averages over a shared denominator: avg = sum / (n x den), so use lcm(n) x den,
+    # widened to hold the no-opponent value exactly too.
+    count_lcm = 1
+    for n in {counts[i] for i in group}:
         if n:
-            factor = count_lcm // n
-            omw_key = sum(map(mw_get, opps)) * factor * omw_scale
-            ogw_key = sum(map(gw_get, opps)) * factor * ogw_scale
+            count_lcm = lcm(count_lcm, n)
+    none = rules.no_opponent
+    omw_all = lcm(count_lcm * mw_den, none.denominator)
+    ogw_all = lcm(count_lcm * gw_den, none.denominator)
+    omw_factor = {
+        n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in set(counts) if n
+    }
+    ogw_factor = {
+        n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in set(counts) if n
+    }
+    omw_none = none.numerator * (omw_all // none.denominator)
+    ogw_none = none.numerator * (ogw_all // none.denominator)
+
+    gw_cache: dict[int, Fraction] = {}
+    keys = values.keys
+    omw_out = values.omw
+    gw_out = values.gw
+    ogw_out = values.ogw
+    for i in group:
+        n = counts[i]
+        if n:
+            opps = opponents[i]
+            if len(opps) != n:
+                opps = opps[:n]
+            total = sum(map(packed_get, opps))
+            omw_sum = total >> shift
+            ogw_sum = total & low
+            omw_key = omw_sum * omw_factor[n]
+            ogw_key = ogw_sum * ogw_factor[n]
+            omw_out[i] = _fraction(omw_sum, n * mw_den)
+            ogw_out[i] = _fraction(ogw_sum, n * gw_den)
         else:
+            # Met no opponent (only byes, or never played): the preset's fixed value.
             omw_key = omw_none
             ogw_key = ogw_none
-        gw_key = own_gw[i]
-        values[i] = _Values(
-            keys=(tally.match_points[i], omw_key, gw_key, ogw_key),
-            omw=fraction(omw_key, omw_den),
-            gw=fraction(gw_key, gw_den),
-            ogw=fraction(ogw_key, ogw_den),
-        )
-    return values
+            omw_out[i] = none
+            ogw_out[i] = none
+        own = own_gw[i]
+        fraction = gw_cache.get(own)
+        if fraction is None:
+            fraction = gw_cache[own] = _fraction(own, gw_den)
+        gw_out[i] = fraction
+        keys[i] = (points[i], omw_key, own, ogw_key)
 
 
 def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
@@ -279,75 +335,106 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
 
     swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
     playoffs = [r for r in rounds if r.playoff]
-
-    # The last Swiss phase each player played a round in (0 = never played).
-    last_phase = [0] * size
-    for round_ in swiss:
-        phase = round_.phase
-        for match in round_.matches:
-            if match.has_result:
-                for pid in match.players:
-                    i = index[pid]
-                    if phase > last_phase[i]:
-                        last_phase[i] = phase
     phases = sorted({r.phase for r in swiss})
-    final_phase = phases[-1] if phases else 0
+
+    totals = [0] * size
+    opponents: list[list[int]] = [[] for _ in range(size)]
+    # Phase-end snapshots: (phase, totals copy, opponent counts). Opponent lists only
+    # grow, so a count is enough to cut them back to the phase end.
+    snapshots: list[tuple[int, list[int], list[int] | None]] = []
+    for phase in phases:
+        _tally([r for r in swiss if r.phase == phase], index, rules.bye_games, totals, opponents)
+        if phase != phases[-1]:
+            snapshots.append((phase, list(totals), [len(o) for o in opponents]))
+    snapshots.append((phases[-1] if phases else 0, totals, None))
+
+    # The last Swiss phase each player played in (0 = never played): every round played
+    # adds a win, loss or draw, so a player's totals change in exactly those phases.
+    last_phase = [0] * size
+    previous = [0] * size
+    for phase, state, _ in snapshots:
+        for i, (now, before) in enumerate(zip(state, previous, strict=True)):
+            if now != before:
+                last_phase[i] = phase
+        previous = state
 
     # scoring.md s.1: a player who plays no round of a later phase keeps their values as
     # they stood at the end of the last phase they played, opponents' values included.
-    # melee.gg confirms the literal reading: this holds for players who stopped earlier in
+    # melee.gg confirms the literal reading: it holds for players who stopped earlier in
     # that phase too (a Day 1 drop is frozen at the end of Day 1 like a missed cut), while
     # a Day 2 drop uses the final records of their opponents.
-    by_phase: dict[int, list[int]] = {}
+    members: dict[int, list[int]] = {}
     for i, phase in enumerate(last_phase):
-        by_phase.setdefault(phase, []).append(i)
+        members.setdefault(phase, []).append(i)
+    values = _Group()
+    final_phase = snapshots[-1][0]
+    for phase, state, counts in snapshots:
+        group = members.get(phase, [])
+        if phase == final_phase:
+            group = group + (members.get(0, []) if phase else [])
+        if group:
+            _group_values(state, opponents, counts, group, rules, values)
 
-    tally = _Tally(size)
-    values: dict[int, _Values] = {}
-    position = 0
-    for phase in phases:
-        while position < len(swiss) and swiss[position].phase == phase:
-            tally.add_round(swiss[position], index, rules.bye_games)
-            position += 1
-        if phase != final_phase and phase in by_phase:
-            values.update(_group_values(tally, by_phase[phase], rules))
-    current = by_phase.get(final_phase, []) + (by_phase.get(0, []) if final_phase else [])
-    values.update(_group_values(tally, current, rules))
-
-    seed = event.seed
-
-    def swiss_key(i: int) -> tuple[int, int, int, int, int, int]:
-        mp, omw, gw, ogw = values[i].keys
-        # Made-the-cut players first (a frozen player never passes a Day 2 player), then
-        # the spec's chain, then the seeded draw (smaller draw value ranks higher).
-        return (last_phase[i], mp, omw, gw, ogw, -draw_key(seed, ids[i]))
-
-    swiss_order = sorted(range(size), key=swiss_key, reverse=True)
+    keys = values.keys
+    # Made-the-cut players first (a frozen player never passes a Day 2 player), then the
+    # chain: match points, OMW%, GW%, OGW%.
+    swiss_order = sorted(range(size), key=lambda i: (last_phase[i], *keys[i]), reverse=True)
+    swiss_order = _seeded_draw(swiss_order, lambda i: (last_phase[i], keys[i]), ids, event.seed)
     order = swiss_order
     if playoffs:
         bracket = playoff_order(playoffs, [ids[i] for i in swiss_order])
         in_bracket = {index[pid] for pid in bracket}
         order = [index[pid] for pid in bracket] + [i for i in swiss_order if i not in in_bracket]
 
-    tally_mp = tally.match_points
-    rows: list[StandingRow] = []
+    mask = _FIELD_MASK
+    omw = values.omw
+    gw = values.gw
+    ogw = values.ogw
     points_cache: dict[int, Fraction] = {}
+    rows: list[StandingRow] = []
     for rank, i in enumerate(order, start=1):
-        v = values[i]
-        mp = tally_mp[i]
-        points = points_cache.get(mp)
+        total = totals[i]
+        wins = (total >> _WINS) & mask
+        losses = (total >> _LOSSES) & mask
+        draws = (total >> _DRAWS) & mask
+        match_points = WIN_POINTS * wins + DRAW_POINTS * draws
+        points = points_cache.get(match_points)
         if points is None:
-            points = points_cache[mp] = Fraction(mp)
+            points = points_cache[match_points] = Fraction(match_points)
         rows.append(
             StandingRow(
                 player=ids[i],
                 rank=rank,
                 points=points,
-                wins=tally.wins[i],
-                losses=tally.losses[i],
-                draws=tally.draws[i],
-                played=tally.rounds[i],
-                tiebreakers={"omw": v.omw, "gw": v.gw, "ogw": v.ogw},
+                wins=wins,
+                losses=losses,
+                draws=draws,
+                played=wins + losses + draws,
+                tiebreakers={"omw": omw[i], "gw": gw[i], "ogw": ogw[i]},
             )
         )
     return rows
+
+
+def _seeded_draw(
+    order: list[int], key: Callable[[int], object], ids: list[str], seed: int
+) -> list[int]:
+    """Order each run of players equal on every key by the seeded draw (smaller first).
+
+    Hashing only the tied players keeps the draw off the hot path; the result is the same
+    as sorting everyone with the draw as the last key.
+    """
+    out: list[int] = []
+    start = 0
+    size = len(order)
+    while start < size:
+        end = start + 1
+        first = key(order[start])
+        while end < size and key(order[end]) == first:
+            end += 1
+        run = order[start:end]
+        if len(run) > 1:
+            run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
+        out.extend(run)
+        start = end
+    return out

@@ -55,8 +55,17 @@ class Command(BaseCommand):
         for r in rows:
             record = f"{r['wins']}-{r['losses']}-{r['draws']}"
             tbs = [
-                " ".join(map(str, v)) if isinstance(v, list)
-                else ("-" if v is None else (percent(v) if k not in ("wr", "wrr", "vs_average", "raw_total") else f"{v:g}"))
+                " ".join(map(str, v))
+                if isinstance(v, list)
+                else (
+                    "-"
+                    if v is None
+                    else (
+                        percent(v)
+                        if k not in ("wr", "wrr", "vs_average", "raw_total")
+                        else f"{v:g}"
+                    )
+                )
                 for k, v in r["tiebreakers"].items()
             ]
             self.stdout.write(
