@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.pairing.swiss import (  # noqa: E402
+from tournaments.pairing.swiss import (
     SwissPlayer,
     cost,
     lower_bound,

@@ -106,7 +106,7 @@ def validate_document(doc: Any) -> None:
     system = doc.get("system")
     if system not in SYSTEMS:
         c.add("system", f"unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
-    if "best_of" in doc and doc["best_of"] not in (1, 3) or isinstance(doc.get("best_of"), bool):
+    if ("best_of" in doc and doc["best_of"] not in (1, 3)) or isinstance(doc.get("best_of"), bool):
         c.add("best_of", f"must be 1 or 3, got {doc['best_of']!r}")
     if "seed" in doc and doc["seed"] is not None:
         if not _is_int(doc["seed"]):
@@ -335,14 +335,22 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
         best_of=doc.get("best_of", 1 if system == "pod" else 3),
         seed=doc["seed"] if doc.get("seed") is not None else new_seed(),
         status="running" if played else "registration",
+        phase=max((r.get("phase", 1) for r in rounds), default=1),
         owner=owner,
     )
+    # A player who played a round of phase N made the cut for phase N.
+    made: dict[str, int] = {}
+    for r in rounds:
+        for m in r.get("matches", []) if not r.get("playoff") else []:
+            for pid in m["players"]:
+                made[pid] = max(made.get(pid, 1), r.get("phase", 1))
     players = Player.objects.bulk_create(
         Player(
             tournament=tournament,
             external_id=p["id"],
             name=p["name"].strip(),
             dropped_after_round=p.get("dropped_after_round"),
+            made_phase=made.get(p["id"], 1),
         )
         for p in doc["players"]
     )

@@ -32,6 +32,8 @@ class Tournament(models.Model):
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.REGISTRATION)
     planned_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     top_cut = models.PositiveSmallIntegerField(default=0)
+    # The Swiss phase being played (2 = Day 2 after a cut; shared/spec/scoring.md, phases).
+    phase = models.PositiveSmallIntegerField(default=1)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -66,6 +68,9 @@ class Player(models.Model):
     external_id = models.CharField(max_length=100)
     name = models.CharField(max_length=200)
     dropped_after_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The last Swiss phase this player made the cut for; pairing takes only players who
+    # made the tournament's current phase.
+    made_phase = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         ordering = ["id"]

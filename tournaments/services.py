@@ -3,6 +3,7 @@ calls the standings recompute explicitly (no signals, no logic in save())."""
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Sequence
 from decimal import Decimal
@@ -242,3 +243,364 @@ def add_round(*, tournament: Tournament, phase: int = 1, playoff: bool = False) 
     return Round.objects.create(
         tournament=tournament, number=last + 1, phase=phase, playoff=playoff
     )
+
+
+# --- Pairing ---------------------------------------------------------------------------
+
+
+def round_rng(tournament: Tournament, number: int) -> random.Random:
+    """The seeded randomness for one round: the same event and round pair the same way."""
+    return random.Random(f"{tournament.seed}/round/{number}")
+
+
+def current_round(tournament: Tournament) -> Round | None:
+    return tournament.rounds.order_by("-number").first()
+
+
+def missing_results(round_: Round) -> int:
+    return round_.matches.filter(
+        kind__in=[MatchKind.PLAYED, MatchKind.GAME], reported=False
+    ).count()
+
+
+def _history(tournament: Tournament) -> dict[int, dict[str, object]]:
+    """Per player pk: points in the current phase, previous opponents, byes (no playoffs)."""
+    info: dict[int, dict[str, object]] = {}
+    seats = (
+        Seat.objects.filter(round__tournament=tournament, round__playoff=False, absent=False)
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "match__kind", "match__round__phase")
+    )
+    by_match: dict[int, list[tuple[int, str, int]]] = {}
+    for match_id, player_id, kind, phase in seats:
+        by_match.setdefault(match_id, []).append((player_id, kind, phase))
+    for members in by_match.values():
+        ids = [pid for pid, _, _ in members]
+        for pid, kind, _phase in members:
+            entry = info.setdefault(pid, {"opponents": [], "bye": False})
+            if kind == MatchKind.BYE:
+                entry["bye"] = True
+            else:
+                entry["opponents"].extend(o for o in ids if o != pid)  # type: ignore[union-attr]
+    return info
+
+
+def _active_players(tournament: Tournament) -> list[Player]:
+    players = tournament.players.filter(dropped_after_round__isnull=True)
+    if tournament.phase > 1:
+        players = players.filter(made_phase__gte=tournament.phase)
+    return list(players.order_by("id"))
+
+
+def _create_round(
+    tournament: Tournament,
+    *,
+    number: int,
+    tables: Sequence[Sequence[Player]],
+    bye: Player | None = None,
+    playoff: bool = False,
+    kind: str = MatchKind.PLAYED,
+    phase: int | None = None,
+) -> Round:
+    round_ = Round.objects.create(
+        tournament=tournament, number=number, phase=phase or tournament.phase, playoff=playoff
+    )
+    matches = [
+        Match(round=round_, table=k, kind=kind, reported=False) for k in range(1, len(tables) + 1)
+    ]
+    if bye is not None:
+        matches.append(
+            Match(round=round_, table=len(tables) + 1, kind=MatchKind.BYE, reported=True)
+        )
+    Match.objects.bulk_create(matches)
+    seats = [
+        Seat(match=match, round=round_, player=player, position=k)
+        for match, table in zip(matches, tables, strict=False)
+        for k, player in enumerate(table)
+    ]
+    if bye is not None:
+        seats.append(Seat(match=matches[-1], round=round_, player=bye, position=0))
+    Seat.objects.bulk_create(seats, batch_size=2000)
+    return round_
+
+
+def pair_next_round(*, tournament: Tournament) -> Round:
+    """Pair the next round by the tournament's system (all results must be in)."""
+    from tournaments.pairing.swiss import SwissPlayer, pair_swiss
+    from tournaments.pairing.tables import TablePlayer, seat_tables
+
+    with transaction.atomic():
+        t = lock(tournament)
+        last = current_round(t)
+        if last is not None and (missing := missing_results(last)):
+            raise ServiceError(
+                f"Round {last.number} still has {missing} result(s) missing: enter them first."
+            )
+        if t.status == Status.FINISHED:
+            raise ServiceError("The tournament is finished.")
+        if t.status == Status.TOP_CUT:
+            round_ = _pair_playoff_round(t, last)
+        elif t.system == System.POD:
+            round_ = _pair_pod(t)
+        else:
+            players = _active_players(t)
+            if len(players) < 2:
+                raise ServiceError("At least two active players are needed to pair a round.")
+            number = (last.number if last else 0) + 1
+            rng = round_rng(t, number)
+            by_ext = {p.external_id: p for p in players}
+            history = _history(t)
+            ext = {p.pk: p.external_id for p in t.players.all()}
+            if t.system == System.LEAGUE:
+                if len(players) < 3:
+                    raise ServiceError("A league table needs at least three active players.")
+                seating = seat_tables(
+                    [
+                        TablePlayer(
+                            id=p.external_id,
+                            opponents=tuple(
+                                ext[o] for o in history.get(p.pk, {}).get("opponents", [])
+                            ),
+                        )
+                        for p in players
+                    ],
+                    rng,
+                )
+                round_ = _create_round(
+                    t,
+                    number=number,
+                    kind=MatchKind.GAME,
+                    tables=[[by_ext[i] for i in table] for table in seating.tables],
+                )
+            else:
+                points = _phase_points(t)
+                pairing = pair_swiss(
+                    [
+                        SwissPlayer(
+                            id=p.external_id,
+                            points=points.get(p.pk, 0),
+                            opponents=tuple(
+                                ext[o] for o in history.get(p.pk, {}).get("opponents", [])
+                            ),
+                            had_bye=bool(history.get(p.pk, {}).get("bye")),
+                        )
+                        for p in players
+                    ],
+                    rng,
+                )
+                round_ = _create_round(
+                    t,
+                    number=number,
+                    tables=[[by_ext[a], by_ext[b]] for a, b in pairing.tables],
+                    bye=by_ext[pairing.bye] if pairing.bye else None,
+                )
+        if t.status == Status.REGISTRATION:
+            t.status = Status.RUNNING
+            t.save(update_fields=["status"])
+        touch(t)
+        recompute(t)
+    return round_
+
+
+def _phase_points(tournament: Tournament) -> dict[int, int]:
+    """Match points from the stored standings (Swiss rounds only, never the playoff)."""
+    from scoring.models import Standing
+
+    return {
+        pid: int(points)
+        for pid, points in Standing.objects.filter(tournament=tournament).values_list(
+            "player_id", "points"
+        )
+    }
+
+
+def _pair_pod(t: Tournament) -> Round:
+    """A pod is paired all at once: the whole round-robin schedule (circle method)."""
+    from tournaments.pairing.round_robin import round_robin_schedule
+
+    if t.rounds.exists():
+        raise ServiceError("The pod's round robin is already paired: enter the results.")
+    players = _active_players(t)
+    if len(players) < 3:
+        raise ServiceError("A pod needs at least three players.")
+    by_ext = {p.external_id: p for p in players}
+    schedule = round_robin_schedule([p.external_id for p in players], round_rng(t, 1))
+    first = None
+    for number, rr in enumerate(schedule, start=1):
+        round_ = _create_round(
+            t,
+            number=number,
+            tables=[[by_ext[a], by_ext[b]] for a, b in rr.pairs],
+            bye=by_ext[rr.bye] if rr.bye else None,
+        )
+        first = first or round_
+    assert first is not None
+    return first
+
+
+def undo_round(*, tournament: Tournament) -> int:
+    """Remove the current round's pairing while it has no results; returns its number."""
+    with transaction.atomic():
+        t = lock(tournament)
+        last = current_round(t)
+        if last is None:
+            raise ServiceError("There is no round to undo.")
+        if last.matches.filter(
+            kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
+        ).exists():
+            raise ServiceError(
+                f"Round {last.number} already has results: clear them before undoing the pairing."
+            )
+        number = last.number
+        if t.system == System.POD:
+            # The schedule was made at once; undo removes every round still without results.
+            for r in t.rounds.order_by("-number"):
+                if r.matches.filter(kind=MatchKind.PLAYED, reported=True).exists():
+                    break
+                r.delete()
+        else:
+            last.delete()
+        if last.playoff and not t.rounds.filter(playoff=True).exists():
+            t.status = Status.RUNNING
+        elif not t.rounds.exists():
+            t.status = Status.REGISTRATION
+        t.save(update_fields=["status"])
+        touch(t)
+        recompute(t)
+    return number
+
+
+def cut_to_next_phase(
+    *, tournament: Tournament, min_points: int | None = None, top: int | None = None
+) -> list[Player]:
+    """Day-2 cut: only players with at least `min_points` (or the top N) play the next phase."""
+    from scoring.models import Standing
+
+    if (min_points is None) == (top is None):
+        raise ServiceError("Cut by a match-point threshold or by a number of players, not both.")
+    with transaction.atomic():
+        t = lock(tournament)
+        last = current_round(t)
+        if last is None:
+            raise ServiceError("Play at least one round before a cut.")
+        if missing := missing_results(last):
+            raise ServiceError(f"Round {last.number} still has {missing} result(s) missing.")
+        standings = Standing.objects.filter(
+            tournament=t,
+            player__dropped_after_round__isnull=True,
+            player__in=_active_players(t),
+        ).order_by("position")
+        if top is not None:
+            if top < 2:
+                raise ServiceError("At least two players must make the cut.")
+            advancing = [s.player for s in standings.select_related("player")[:top]]
+        else:
+            advancing = [
+                s.player for s in standings.select_related("player") if s.points >= min_points
+            ]
+        if len(advancing) < 2:
+            raise ServiceError("Fewer than two players would make that cut.")
+        t.phase += 1
+        t.save(update_fields=["phase"])
+        Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)
+        touch(t)
+    return advancing
+
+
+def start_top_cut(*, tournament: Tournament, size: int | None = None) -> Round:
+    """Single elimination for the top 8, 4 or 2 of the Swiss standings (1-8, 4-5, 2-7, 3-6)."""
+    from scoring.models import Standing
+    from tournaments.pairing.bracket import seed_top_cut
+
+    with transaction.atomic():
+        t = lock(tournament)
+        size = size or t.top_cut
+        if size not in (2, 4, 8):
+            raise ServiceError("The top cut is 2, 4 or 8 players.")
+        if t.status != Status.RUNNING:
+            raise ServiceError("The top cut starts after the Swiss rounds.")
+        last = current_round(t)
+        if last is None or missing_results(last):
+            raise ServiceError("Finish the Swiss rounds (every result in) before the top cut.")
+        ranked = list(
+            Standing.objects.filter(tournament=t, player__dropped_after_round__isnull=True)
+            .order_by("position")
+            .select_related("player")[:size]
+        )
+        if len(ranked) < size:
+            raise ServiceError(f"A top {size} needs {size} players still in the event.")
+        bracket = seed_top_cut([s.player.external_id for s in ranked], size)
+        by_ext = {s.player.external_id: s.player for s in ranked}
+        round_ = _create_round(
+            t,
+            number=last.number + 1,
+            playoff=True,
+            tables=[[by_ext[m.high], by_ext[m.low]] for m in bracket],
+        )
+        t.status = Status.TOP_CUT
+        t.top_cut = size
+        t.save(update_fields=["status", "top_cut"])
+        touch(t)
+        recompute(t)
+    return round_
+
+
+def bracket_rounds(tournament: Tournament) -> list[list[tuple[Match, list[Seat]]]]:
+    """The playoff rounds in bracket order: per round, (match, seats high-seed first)."""
+    out = []
+    for r in tournament.rounds.filter(playoff=True).order_by("number"):
+        out.append(
+            [
+                (m, list(m.seats.order_by("position").select_related("player")))
+                for m in r.matches.order_by("table")
+            ]
+        )
+    return out
+
+
+def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
+    if not match.reported or len(seats) != 2 or seats[0].games_won == seats[1].games_won:
+        return None
+    return seats[0] if (seats[0].games_won or 0) > (seats[1].games_won or 0) else seats[1]
+
+
+def _pair_playoff_round(t: Tournament, last: Round | None) -> Round:
+    assert last is not None
+    previous = bracket_rounds(t)[-1]
+    winners = [winner(m, seats) for m, seats in previous]
+    if any(w is None for w in winners):
+        raise ServiceError("Every playoff match needs a winner first.")
+    if len(winners) == 1:
+        raise ServiceError("The final is decided: finish the tournament.")
+    # Adjacent matches feed each other (1-8 with 4-5, 2-7 with 3-6); the better seed of
+    # the two sits first, as the Swiss standings would have it.
+    tables = []
+    for a, b in zip(winners[0::2], winners[1::2], strict=True):
+        pair = sorted([a.player, b.player], key=lambda p: _swiss_seed(t, p))  # type: ignore[union-attr]
+        tables.append(pair)
+    return _create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
+
+
+def _swiss_seed(t: Tournament, player: Player) -> int:
+    first = t.rounds.filter(playoff=True).order_by("number").first()
+    assert first is not None
+    seat = Seat.objects.filter(round=first, player=player).select_related("match").get()
+    from tournaments.pairing.bracket import BRACKET_SEEDS
+
+    high, low = BRACKET_SEEDS[t.top_cut][seat.match.table - 1]
+    return high if seat.position == 0 else low
+
+
+def finish(*, tournament: Tournament) -> None:
+    with transaction.atomic():
+        t = lock(tournament)
+        last = current_round(t)
+        if last is not None and missing_results(last):
+            raise ServiceError("Some results are still missing.")
+        if t.status == Status.TOP_CUT:
+            rounds = bracket_rounds(t)
+            if len(rounds[-1]) != 1 or winner(*rounds[-1][0]) is None:
+                raise ServiceError("Play the top cut to its final first.")
+        t.status = Status.FINISHED
+        t.save(update_fields=["status"])
+        touch(t)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import league, mtr, pod
-from .records import EventRecord, RoundRecord, Standings, StandingRow
+from .records import EventRecord, RoundRecord, StandingRow, Standings
 
 SWISS_SYSTEMS = frozenset({"mtr", "dci", "melee"})
 

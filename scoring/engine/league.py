@@ -1,1 +1,2 @@
-def compute(event, rounds): raise NotImplementedError
+def compute(event, rounds):
+    raise NotImplementedError

@@ -8,10 +8,12 @@ sort keys are plain integer tuples. Fractions are only built for the output rows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain, groupby, repeat
 from math import gcd, lcm
+from operator import add, attrgetter, itemgetter, mul
 
 from .ranking import draw_key, playoff_order
 from .records import (
@@ -22,7 +24,6 @@ from .records import (
     EventRecord,
     RoundRecord,
     StandingRow,
-    Standings,
 )
 
 
@@ -73,20 +74,24 @@ def rules_for(event: EventRecord) -> SwissRules:
 WIN_POINTS = 3
 DRAW_POINTS = 1
 
-# Hot-path packing. A player's running totals live in ONE Python int, five fixed-width
-# fields: game points | games | wins | losses | draws. Adding a match is then a single
-# `+=` per player instead of five list updates, which is what keeps 120k player-matches
-# under budget. Rounds played = wins + losses + draws (a bye is a win, a double loss or
-# a no-opponent loss a loss) and match points = 3 x wins + draws, so neither is stored.
+# Speed. Instead of a Python statement per match (too slow for 120k player-matches),
+# each round is processed column-wise with C-level map/zip/dict calls:
+#   * a player's running totals live in ONE int of fixed-width fields (game points,
+#     games, wins, losses, draws, opponents met), so a round is one vector addition;
+#   * each round keeps an opponent column: per player, the 1-based index of the
+#     opponent met, 0 for none (bye, no-opponent loss, did not play). Slot 0 of every
+#     per-player list is that "nobody" entry and always holds 0.
+# Rounds played = wins + losses + draws (a bye is a win, a double loss or no-opponent
+# loss a loss) and match points = 3 x wins + draws, so neither is stored.
 _FIELD_BITS = 48
 _FIELD_MASK = (1 << _FIELD_BITS) - 1
-# A field can never overflow into the next: one match adds at most _MAX_PER_MATCH to a
-# field, so it would take 2**24 rounds. Larger single results are rejected as corrupt.
+# A field can never overflow into the next: one match adds less than _MAX_PER_MATCH to
+# a field, so that would take 2**24 rounds. Larger single results are rejected.
 _MAX_PER_MATCH = 1 << 24
-_GP, _GAMES, _WINS, _LOSSES, _DRAWS = (k * _FIELD_BITS for k in range(5))
+_GP, _GAMES, _WINS, _LOSSES, _DRAWS, _OPPONENTS = (k * _FIELD_BITS for k in range(6))
 
 
-def _pack(game_points: int, games: int, wins: int, losses: int, draws: int) -> int:
+def _pack(game_points: int, games: int, wins: int, losses: int, draws: int, opponents: int) -> int:
     if not 0 <= game_points < _MAX_PER_MATCH or not 0 <= games < _MAX_PER_MATCH:
         raise ValueError(f"implausible match result: {games} games")
     return (
@@ -95,74 +100,98 @@ def _pack(game_points: int, games: int, wins: int, losses: int, draws: int) -> i
         | (wins << _WINS)
         | (losses << _LOSSES)
         | (draws << _DRAWS)
+        | (opponents << _OPPONENTS)
     )
 
 
-def _played_codes(result: tuple[int, ...], drawn: int) -> tuple[int, int]:
-    """Packed contributions of a two-player match with `result` games won, `drawn` drawn."""
-    wa, wb = result
-    # Unfinished games count as drawn games; every listed game is a game played.
-    games = wa + wb + drawn
-    win_a = int(wa > wb)
-    win_b = int(wb > wa)
-    # Equal games won = a drawn match (0-0-0 and 0-0-3 included).
-    drew = int(wa == wb)
-    return (
-        _pack(WIN_POINTS * wa + DRAW_POINTS * drawn, games, win_a, win_b, drew),
-        _pack(WIN_POINTS * wb + DRAW_POINTS * drawn, games, win_b, win_a, drew),
-    )
+def _field(totals: list[int], offset: int) -> list[int]:
+    mask = _FIELD_MASK
+    return [(t >> offset) & mask for t in totals]
 
 
-# A loss with no opponent and each side of a double loss: a round played worth nothing,
-# no games (scoring.md s.1).
-_LOSS_CODE = _pack(0, 0, 0, 1, 0)
+# A loss with no opponent: a round played worth nothing, no games (scoring.md s.1).
+_LOSS_CODE = _pack(0, 0, 0, 1, 0, 0)
+# Each side of a double loss: the same, but the other player is still an opponent.
+_DOUBLE_LOSS_CODE = _pack(0, 0, 0, 1, 0, 1)
+
+# (kind, wins, draws) of a match: everything its scoring depends on.
+_match_key = attrgetter("kind", "wins", "draws")
+_match_players = attrgetter("players")
+
+_MatchKey = tuple[str, tuple[int, ...] | None, int]
+
+
+class _Codes(dict[_MatchKey, tuple[tuple[int, ...], tuple[int, ...]]]):
+    """Match key -> (packed contribution per listed player, opponent flag per player).
+
+    A cache: an event has only a handful of distinct results, computed on first sight.
+    """
+
+    def __init__(self, bye_games: int) -> None:
+        super().__init__()
+        # MTR Appendix C: a bye is a match win and a 2-0 game win (melee bo1: 1-0).
+        self.bye = _pack(WIN_POINTS * bye_games, bye_games, 1, 0, 0, 0)
+
+    def __missing__(self, key: _MatchKey) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        kind, result, drawn = key
+        value: tuple[tuple[int, ...], tuple[int, ...]]
+        if kind == PLAYED and result is None:
+            value = ((0, 0), (0, 0))  # no result yet: not a round played
+        elif kind == PLAYED:
+            assert result is not None
+            wa, wb = result
+            # Unfinished games count as drawn games; every listed game is a game played.
+            games = wa + wb + drawn
+            win_a = int(wa > wb)
+            win_b = int(wb > wa)
+            # Equal games won = a drawn match (0-0-0 and 0-0-3 included).
+            drew = int(wa == wb)
+            value = (
+                (
+                    _pack(WIN_POINTS * wa + DRAW_POINTS * drawn, games, win_a, win_b, drew, 1),
+                    _pack(WIN_POINTS * wb + DRAW_POINTS * drawn, games, win_b, win_a, drew, 1),
+                ),
+                (1, 1),
+            )
+        elif kind == BYE:
+            value = ((self.bye,), (0,))  # a bye is not an opponent
+        elif kind == LOSS:
+            value = ((_LOSS_CODE,), (0,))
+        elif kind == DOUBLE_LOSS:
+            value = ((_DOUBLE_LOSS_CODE, _DOUBLE_LOSS_CODE), (1, 1))
+        else:
+            raise ValueError(f"a {kind!r} match cannot be scored under a Swiss system")
+        self[key] = value
+        return value
 
 
 def _tally(
     rounds: list[RoundRecord],
     index: dict[str, int],
-    bye_games: int,
+    codes: _Codes,
     totals: list[int],
-    opponents: list[list[int]],
-) -> None:
-    """Add the results of `rounds` to the packed `totals` and the `opponents` lists."""
-    # MTR Appendix C: a bye is a match win and a 2-0 game win (melee bo1: 1-0).
-    bye_code = _pack(WIN_POINTS * bye_games, bye_games, 1, 0, 0)
-    loss_code = _LOSS_CODE
-    codes: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
-    codes_get = codes.get
+    opponent_columns: list[list[int]],
+) -> list[int]:
+    """Add `rounds` to `totals` (returned as a new list) and their opponent columns."""
+    everyone = range(len(totals))
+    codes_get = codes.__getitem__
+    index_get = index.__getitem__
     for round_ in rounds:
-        for match in round_.matches:
-            kind = match.kind
-            if kind == PLAYED:
-                result = match.wins
-                if result is None:  # no result yet: not a round played
-                    continue
-                a, b = match.players
-                ia = index[a]
-                ib = index[b]
-                key = (result, match.draws)
-                pair = codes_get(key)
-                if pair is None:
-                    pair = codes[key] = _played_codes(result, match.draws)
-                totals[ia] += pair[0]
-                totals[ib] += pair[1]
-                opponents[ia].append(ib)
-                opponents[ib].append(ia)
-            elif kind == BYE:
-                # A bye is not an opponent: no opponents entry (skipped in OMW%/OGW%).
-                totals[index[match.players[0]]] += bye_code
-            elif kind == DOUBLE_LOSS:
-                # Both lose, 0 games; each still counts as the other's opponent.
-                a, b = match.players
-                ia = index[a]
-                ib = index[b]
-                totals[ia] += loss_code
-                totals[ib] += loss_code
-                opponents[ia].append(ib)
-                opponents[ib].append(ia)
-            elif kind == LOSS:
-                totals[index[match.players[0]]] += loss_code
+        matches = round_.matches
+        keys = list(map(_match_key, matches))
+        seats = list(map(_match_players, matches))
+        ids = list(map(index_get, chain.from_iterable(seats)))
+        entries = list(map(codes_get, keys))
+        contributions = chain.from_iterable(map(itemgetter(0), entries))
+        # The opponent of seat k is the other player of the match (reversed seats);
+        # the flag zeroes it for byes, no-opponent losses and matches without a result.
+        others = map(index_get, chain.from_iterable(map(reversed, seats)))
+        flagged = map(mul, chain.from_iterable(map(itemgetter(1), entries)), others)
+        by_player = dict(zip(ids, contributions, strict=True))
+        totals = list(map(add, totals, map(by_player.get, everyone, repeat(0))))
+        met = dict(zip(ids, flagged, strict=True))
+        opponent_columns.append(list(map(met.get, everyone, repeat(0))))
+    return totals
 
 
 _new_object = object.__new__
@@ -192,19 +221,19 @@ except (AttributeError, TypeError):  # pragma: no cover - depends on the Python 
 
 
 class _Group:
-    """Tiebreak values of a group of players compared with one another.
+    """Tiebreak values of players compared with one another, by 1-based player index.
 
-    All OMW%/GW%/OGW% of the group are integer numerators over three shared denominators,
-    so the sort keys are plain integer tuples and mathematically equal values are equal.
+    All OMW%/GW%/OGW% of one group are integer numerators over shared denominators, so
+    the sort keys are plain integer tuples and mathematically equal values are equal.
     """
 
-    __slots__ = ("keys", "omw", "gw", "ogw")
+    __slots__ = ("gw", "keys", "ogw", "omw")
 
-    def __init__(self) -> None:
-        self.keys: dict[int, tuple[int, int, int, int]] = {}
-        self.omw: dict[int, Fraction] = {}
-        self.gw: dict[int, Fraction] = {}
-        self.ogw: dict[int, Fraction] = {}
+    def __init__(self, size: int) -> None:
+        self.keys: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)] * size
+        self.omw: list[Fraction] = [MTR_FLOOR] * size
+        self.gw: list[Fraction] = [MTR_FLOOR] * size
+        self.ogw: list[Fraction] = [MTR_FLOOR] * size
 
 
 def _common(floor: Fraction, denominators: set[int]) -> int:
@@ -218,29 +247,24 @@ def _common(floor: Fraction, denominators: set[int]) -> int:
 
 def _group_values(
     totals: list[int],
-    opponents: list[list[int]],
-    opponent_counts: list[int] | None,
+    opponent_columns: list[list[int]],
     group: list[int],
     rules: SwissRules,
     values: _Group,
 ) -> None:
-    """Compute the values of `group` from `totals` as they stood (see _Group).
-
-    `opponent_counts` (a phase-end snapshot) limits each player to the opponents they had
-    met by then; None means all of them.
-    """
+    """Fill `values` for the players in `group`, from totals and opponents as given."""
     floor = rules.floor
-    mask = _FIELD_MASK
-    game_points = [(t >> _GP) & mask for t in totals]
-    games = [(t >> _GAMES) & mask for t in totals]
-    wins = [(t >> _WINS) & mask for t in totals]
-    losses = [(t >> _LOSSES) & mask for t in totals]
-    draws = [(t >> _DRAWS) & mask for t in totals]
+    game_points = _field(totals, _GP)
+    games = _field(totals, _GAMES)
+    wins = _field(totals, _WINS)
+    losses = _field(totals, _LOSSES)
+    draws = _field(totals, _DRAWS)
+    counts = _field(totals, _OPPONENTS)
     points = [WIN_POINTS * w + DRAW_POINTS * d for w, d in zip(wins, draws, strict=True)]
     played = [w + lo + d for w, lo, d in zip(wins, losses, draws, strict=True)]
 
     # MW% = match points / (3 x rounds played), GW% = game points / (3 x games played),
-    # both floored, as numerators over mw_den / gw_den.
+    # both floored, as integer numerators over mw_den / gw_den.
     mw_den = _common(floor, set(played))
     gw_den = _common(floor, set(games))
     mw_floor = floor.numerator * (mw_den // floor.denominator)
@@ -251,38 +275,41 @@ def _group_values(
         max(mw_floor, p * mw_scale[r]) if r else mw_floor
         for p, r in zip(points, played, strict=True)
     ]
-    own_gw = [
-        gp * gw_scale[g] if g else gw_floor for gp, g in zip(game_points, games, strict=True)
-    ]
-    gw = [max(gw_floor, x) for x in own_gw]
+    # No games played: GW% at the floor (MTR Appendix C; melee: 1/3).
+    own_gw = [gp * gw_scale[g] if g else gw_floor for gp, g in zip(game_points, games, strict=True)]
+    gw = [x if x > gw_floor else gw_floor for x in own_gw]
     if rules.floor_own_gw:
-        own_gw = gw
+        own_gw = gw  # dci keeps the player's own GW% unfloored
 
-    # One sum per player for both averages: MW% and GW% numerators packed in one int.
-    counts = (
-        opponent_counts if opponent_counts is not None else [len(o) for o in opponents]
-    )
-    most = max((counts[i] for i in group), default=0)
+    # Both opponent sums in one pass: MW% and GW% numerators packed in one int each.
+    most = max(counts, default=0)
     shift = (max(gw, default=0) * max(most, 1)).bit_length() + 1
     low = (1 << shift) - 1
     packed = [(m << shift) | g for m, g in zip(mw, gw, strict=True)]
+    packed[0] = 0  # "nobody": adds nothing to an opponent sum
     packed_get = packed.__getitem__
+    sums = [0] * len(totals)
+    for column in opponent_columns:
+        sums = list(map(add, sums, map(packed_get, column)))
 
     # Averages over a shared denominator: avg = sum / (n x den), so use lcm(n) x den,
     # widened to hold the no-opponent value exactly too.
+    group_counts = {counts[i] for i in group}
     count_lcm = 1
-    for n in {counts[i] for i in group}:
+    for n in group_counts:
         if n:
             count_lcm = lcm(count_lcm, n)
     none = rules.no_opponent
     omw_all = lcm(count_lcm * mw_den, none.denominator)
     ogw_all = lcm(count_lcm * gw_den, none.denominator)
     omw_factor = {
-        n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in set(counts) if n
+        n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in group_counts if n
     }
     ogw_factor = {
-        n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in set(counts) if n
+        n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in group_counts if n
     }
+    # Met no opponent (only byes, or never played): the preset's fixed value.
+    omw_factor[0] = ogw_factor[0] = 0
     omw_none = none.numerator * (omw_all // none.denominator)
     ogw_none = none.numerator * (ogw_all // none.denominator)
 
@@ -293,41 +320,35 @@ def _group_values(
     ogw_out = values.ogw
     for i in group:
         n = counts[i]
+        total = sums[i]
+        own = own_gw[i]
         if n:
-            opps = opponents[i]
-            if len(opps) != n:
-                opps = opps[:n]
-            total = sum(map(packed_get, opps))
             omw_sum = total >> shift
             ogw_sum = total & low
-            omw_key = omw_sum * omw_factor[n]
-            ogw_key = ogw_sum * ogw_factor[n]
+            keys[i] = (points[i], omw_sum * omw_factor[n], own, ogw_sum * ogw_factor[n])
             omw_out[i] = _fraction(omw_sum, n * mw_den)
             ogw_out[i] = _fraction(ogw_sum, n * gw_den)
         else:
-            # Met no opponent (only byes, or never played): the preset's fixed value.
-            omw_key = omw_none
-            ogw_key = ogw_none
+            keys[i] = (points[i], omw_none, own, ogw_none)
             omw_out[i] = none
             ogw_out[i] = none
-        own = own_gw[i]
         fraction = gw_cache.get(own)
         if fraction is None:
             fraction = gw_cache[own] = _fraction(own, gw_den)
         gw_out[i] = fraction
-        keys[i] = (points[i], omw_key, own, ogw_key)
 
 
 def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     """Standings rows, best first, for `rounds` (already cut to the requested round and
     holding only rounds with at least one result)."""
     rules = rules_for(event)
-    ids: list[str] = [p.id for p in event.players]
-    index = {pid: i for i, pid in enumerate(ids)}
+    # 1-based player indices: 0 is "nobody" in the opponent columns.
+    ids: list[str] = ["", *(p.id for p in event.players)]
+    index = {pid: i for i, pid in enumerate(ids) if i}
     # Non-validating: a player id that appears only in a match still gets a row.
     for round_ in rounds:
-        for match in round_.matches:
-            for pid in match.players:
+        for seats in map(_match_players, round_.matches):
+            for pid in seats:
                 if pid not in index:
                     index[pid] = len(ids)
                     ids.append(pid)
@@ -337,16 +358,16 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     playoffs = [r for r in rounds if r.playoff]
     phases = sorted({r.phase for r in swiss})
 
+    codes = _Codes(rules.bye_games)
     totals = [0] * size
-    opponents: list[list[int]] = [[] for _ in range(size)]
-    # Phase-end snapshots: (phase, totals copy, opponent counts). Opponent lists only
-    # grow, so a count is enough to cut them back to the phase end.
-    snapshots: list[tuple[int, list[int], list[int] | None]] = []
+    columns: list[list[int]] = []
+    # Phase-end snapshots: (phase, totals, number of opponent columns by then).
+    snapshots: list[tuple[int, list[int], int]] = []
     for phase in phases:
-        _tally([r for r in swiss if r.phase == phase], index, rules.bye_games, totals, opponents)
-        if phase != phases[-1]:
-            snapshots.append((phase, list(totals), [len(o) for o in opponents]))
-    snapshots.append((phases[-1] if phases else 0, totals, None))
+        totals = _tally([r for r in swiss if r.phase == phase], index, codes, totals, columns)
+        snapshots.append((phase, totals, len(columns)))
+    if not snapshots:
+        snapshots.append((0, totals, 0))
 
     # The last Swiss phase each player played in (0 = never played): every round played
     # adds a win, loss or draw, so a player's totals change in exactly those phases.
@@ -364,22 +385,22 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     # that phase too (a Day 1 drop is frozen at the end of Day 1 like a missed cut), while
     # a Day 2 drop uses the final records of their opponents.
     members: dict[int, list[int]] = {}
-    for i, phase in enumerate(last_phase):
-        members.setdefault(phase, []).append(i)
-    values = _Group()
+    for i in range(1, size):
+        members.setdefault(last_phase[i], []).append(i)
+    values = _Group(size)
     final_phase = snapshots[-1][0]
-    for phase, state, counts in snapshots:
+    for phase, state, column_count in snapshots:
         group = members.get(phase, [])
-        if phase == final_phase:
-            group = group + (members.get(0, []) if phase else [])
+        if phase == final_phase and phase:
+            group = group + members.get(0, [])  # never played: the floors, ranked last
         if group:
-            _group_values(state, opponents, counts, group, rules, values)
+            _group_values(state, columns[:column_count], group, rules, values)
 
-    keys = values.keys
     # Made-the-cut players first (a frozen player never passes a Day 2 player), then the
-    # chain: match points, OMW%, GW%, OGW%.
-    swiss_order = sorted(range(size), key=lambda i: (last_phase[i], *keys[i]), reverse=True)
-    swiss_order = _seeded_draw(swiss_order, lambda i: (last_phase[i], keys[i]), ids, event.seed)
+    # chain: match points, OMW%, GW%, OGW%; then the seeded draw among exact ties.
+    sort_keys = [(phase, *key) for phase, key in zip(last_phase, values.keys, strict=True)]
+    swiss_order = sorted(range(1, size), key=sort_keys.__getitem__, reverse=True)
+    swiss_order = _seeded_draw(swiss_order, sort_keys, ids, event.seed)
     order = swiss_order
     if playoffs:
         bracket = playoff_order(playoffs, [ids[i] for i in swiss_order])
@@ -417,7 +438,7 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
 
 
 def _seeded_draw(
-    order: list[int], key: Callable[[int], object], ids: list[str], seed: int
+    order: list[int], sort_keys: Sequence[Hashable], ids: list[str], seed: int
 ) -> list[int]:
     """Order each run of players equal on every key by the seeded draw (smaller first).
 
@@ -425,16 +446,9 @@ def _seeded_draw(
     as sorting everyone with the draw as the last key.
     """
     out: list[int] = []
-    start = 0
-    size = len(order)
-    while start < size:
-        end = start + 1
-        first = key(order[start])
-        while end < size and key(order[end]) == first:
-            end += 1
-        run = order[start:end]
+    for _, run_iter in groupby(order, key=sort_keys.__getitem__):
+        run = list(run_iter)
         if len(run) > 1:
             run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
         out.extend(run)
-        start = end
     return out

@@ -92,7 +92,7 @@ class PairingCost(NamedTuple):
 class _Field:
     """Players by index 0..n-1 with the data the solvers need."""
 
-    __slots__ = ("ids", "points", "met", "had_bye", "n")
+    __slots__ = ("had_bye", "ids", "met", "n", "points")
 
     def __init__(self, players: Sequence[SwissPlayer]) -> None:
         self.ids = [p.id for p in players]
