@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import chain, groupby, repeat
+from itertools import chain, compress, groupby
 from math import gcd, lcm
-from operator import add, attrgetter, itemgetter, mul
+from operator import attrgetter, itemgetter
 
 from .ranking import draw_key, playoff_order
 from .records import (
@@ -74,13 +74,14 @@ def rules_for(event: EventRecord) -> SwissRules:
 WIN_POINTS = 3
 DRAW_POINTS = 1
 
-# Speed. Instead of a Python statement per match (too slow for 120k player-matches),
-# each round is processed column-wise with C-level map/zip/dict calls:
-#   * a player's running totals live in ONE int of fixed-width fields (game points,
-#     games, wins, losses, draws, opponents met), so a round is one vector addition;
-#   * each round keeps an opponent column: per player, the 1-based index of the
-#     opponent met, 0 for none (bye, no-opponent loss, did not play). Slot 0 of every
-#     per-player list is that "nobody" entry and always holds 0.
+# Speed. 8,192 players x 15 rounds is 120k player-matches; Python spends ~50-100 ns on
+# every per-element step, so the hot path is a few C-level passes (map/zip/compress)
+# per round plus ONE Python `+=` per seat:
+#   * a player's running totals live in one int of fixed-width fields (game points,
+#     games, wins, losses, draws, opponents met), so a match is one addition per player;
+#   * per round we keep the flat list of seats of two-player matches whose players count
+#     as each other's opponents (seats 2k and 2k+1 faced each other); the OMW%/OGW% sums
+#     are made from these lists once the final MW%/GW% are known.
 # Rounds played = wins + losses + draws (a bye is a win, a double loss or no-opponent
 # loss a loss) and match points = 3 x wins + draws, so neither is stored.
 _FIELD_BITS = 48
@@ -170,28 +171,37 @@ def _tally(
     index: dict[str, int],
     codes: _Codes,
     totals: list[int],
-    opponent_columns: list[list[int]],
-) -> list[int]:
-    """Add `rounds` to `totals` (returned as a new list) and their opponent columns."""
-    everyone = range(len(totals))
+    pairings: list[list[int]],
+) -> None:
+    """Add `rounds` to `totals` (in place) and append each round's opponent seats."""
     codes_get = codes.__getitem__
     index_get = index.__getitem__
+    contributions = itemgetter(0)
+    flags = itemgetter(1)
     for round_ in rounds:
         matches = round_.matches
-        keys = list(map(_match_key, matches))
         seats = list(map(_match_players, matches))
+        entries = list(map(codes_get, map(_match_key, matches)))
         ids = list(map(index_get, chain.from_iterable(seats)))
-        entries = list(map(codes_get, keys))
-        contributions = chain.from_iterable(map(itemgetter(0), entries))
-        # The opponent of seat k is the other player of the match (reversed seats);
-        # the flag zeroes it for byes, no-opponent losses and matches without a result.
-        others = map(index_get, chain.from_iterable(map(reversed, seats)))
-        flagged = map(mul, chain.from_iterable(map(itemgetter(1), entries)), others)
-        by_player = dict(zip(ids, contributions, strict=True))
-        totals = list(map(add, totals, map(by_player.get, everyone, repeat(0))))
-        met = dict(zip(ids, flagged, strict=True))
-        opponent_columns.append(list(map(met.get, everyone, repeat(0))))
-    return totals
+        for i, code in zip(ids, chain.from_iterable(map(contributions, entries)), strict=True):
+            totals[i] += code
+        # Keep the seats of matches with an opponent (played with a result, double loss).
+        pairings.append(list(compress(ids, chain.from_iterable(map(flags, entries)))))
+
+
+def _opponent_sums(values: list[int], pairings: list[list[int]]) -> list[int]:
+    """Per player, the sum of `values` of every opponent met (once per match)."""
+    sums = [0] * len(values)
+    get = values.__getitem__
+    for seats in pairings:
+        met = list(map(get, seats))
+        # Seats 2k and 2k+1 faced each other: swap each pair.
+        swapped = met[:]
+        swapped[0::2] = met[1::2]
+        swapped[1::2] = met[0::2]
+        for i, value in zip(seats, swapped, strict=True):
+            sums[i] += value
+    return sums
 
 
 _new_object = object.__new__
@@ -221,7 +231,7 @@ except (AttributeError, TypeError):  # pragma: no cover - depends on the Python 
 
 
 class _Group:
-    """Tiebreak values of players compared with one another, by 1-based player index.
+    """Tiebreak values of players compared with one another, by player index.
 
     All OMW%/GW%/OGW% of one group are integer numerators over shared denominators, so
     the sort keys are plain integer tuples and mathematically equal values are equal.
@@ -247,12 +257,12 @@ def _common(floor: Fraction, denominators: set[int]) -> int:
 
 def _group_values(
     totals: list[int],
-    opponent_columns: list[list[int]],
+    pairings: list[list[int]],
     group: list[int],
     rules: SwissRules,
     values: _Group,
 ) -> None:
-    """Fill `values` for the players in `group`, from totals and opponents as given."""
+    """Fill `values` for the players in `group`, from the totals and pairings given."""
     floor = rules.floor
     game_points = _field(totals, _GP)
     games = _field(totals, _GAMES)
@@ -286,11 +296,7 @@ def _group_values(
     shift = (max(gw, default=0) * max(most, 1)).bit_length() + 1
     low = (1 << shift) - 1
     packed = [(m << shift) | g for m, g in zip(mw, gw, strict=True)]
-    packed[0] = 0  # "nobody": adds nothing to an opponent sum
-    packed_get = packed.__getitem__
-    sums = [0] * len(totals)
-    for column in opponent_columns:
-        sums = list(map(add, sums, map(packed_get, column)))
+    sums = _opponent_sums(packed, pairings)
 
     # Averages over a shared denominator: avg = sum / (n x den), so use lcm(n) x den,
     # widened to hold the no-opponent value exactly too.
@@ -342,9 +348,8 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     """Standings rows, best first, for `rounds` (already cut to the requested round and
     holding only rounds with at least one result)."""
     rules = rules_for(event)
-    # 1-based player indices: 0 is "nobody" in the opponent columns.
-    ids: list[str] = ["", *(p.id for p in event.players)]
-    index = {pid: i for i, pid in enumerate(ids) if i}
+    ids: list[str] = [p.id for p in event.players]
+    index = {pid: i for i, pid in enumerate(ids)}
     # Non-validating: a player id that appears only in a match still gets a row.
     for round_ in rounds:
         for seats in map(_match_players, round_.matches):
@@ -360,12 +365,12 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
 
     codes = _Codes(rules.bye_games)
     totals = [0] * size
-    columns: list[list[int]] = []
-    # Phase-end snapshots: (phase, totals, number of opponent columns by then).
+    pairings: list[list[int]] = []
+    # Phase-end snapshots: (phase, totals, number of rounds of pairings by then).
     snapshots: list[tuple[int, list[int], int]] = []
     for phase in phases:
-        totals = _tally([r for r in swiss if r.phase == phase], index, codes, totals, columns)
-        snapshots.append((phase, totals, len(columns)))
+        _tally([r for r in swiss if r.phase == phase], index, codes, totals, pairings)
+        snapshots.append((phase, list(totals), len(pairings)))
     if not snapshots:
         snapshots.append((0, totals, 0))
 
@@ -385,7 +390,7 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     # that phase too (a Day 1 drop is frozen at the end of Day 1 like a missed cut), while
     # a Day 2 drop uses the final records of their opponents.
     members: dict[int, list[int]] = {}
-    for i in range(1, size):
+    for i in range(size):
         members.setdefault(last_phase[i], []).append(i)
     values = _Group(size)
     final_phase = snapshots[-1][0]
@@ -394,12 +399,12 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
         if phase == final_phase and phase:
             group = group + members.get(0, [])  # never played: the floors, ranked last
         if group:
-            _group_values(state, columns[:column_count], group, rules, values)
+            _group_values(state, pairings[:column_count], group, rules, values)
 
     # Made-the-cut players first (a frozen player never passes a Day 2 player), then the
     # chain: match points, OMW%, GW%, OGW%; then the seeded draw among exact ties.
     sort_keys = [(phase, *key) for phase, key in zip(last_phase, values.keys, strict=True)]
-    swiss_order = sorted(range(1, size), key=sort_keys.__getitem__, reverse=True)
+    swiss_order = sorted(range(size), key=sort_keys.__getitem__, reverse=True)
     swiss_order = _seeded_draw(swiss_order, sort_keys, ids, event.seed)
     order = swiss_order
     if playoffs:
