@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.engine import compute_standings  # noqa: E402
-from scoring.engine.records import (  # noqa: E402
+from scoring.engine import compute_standings
+from scoring.engine.records import (
     BYE,
     DOUBLE_LOSS,
     LOSS,

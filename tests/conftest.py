@@ -73,3 +73,15 @@ def small_doc() -> dict[str, Any]:
             },
         ],
     }
+
+
+@pytest.fixture(autouse=True)
+def _empty_caches() -> Any:
+    """Rendered fragments are cached per tournament version; each test starts afresh."""
+    from django.core.cache import cache
+
+    from scoring.services import forget_snapshots
+
+    cache.clear()
+    forget_snapshots()
+    yield

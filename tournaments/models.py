@@ -93,6 +93,10 @@ class Round(models.Model):
     number = models.PositiveSmallIntegerField()
     phase = models.PositiveSmallIntegerField(default=1)
     playoff = models.BooleanField(default=False)
+    # The round clock: running while ends_at is set, paused while paused_remaining is set.
+    # Phones count down from ends_at themselves, so the server sees no per-second requests.
+    clock_ends_at = models.DateTimeField(null=True, blank=True)
+    clock_paused_remaining = models.DurationField(null=True, blank=True)
 
     class Meta:
         ordering = ["number"]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import F, Max
+from django.utils import timezone
 
 from scoring.services import recompute
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
@@ -604,3 +606,75 @@ def finish(*, tournament: Tournament) -> None:
         t.status = Status.FINISHED
         t.save(update_fields=["status"])
         touch(t)
+
+
+# --- Round clock -----------------------------------------------------------------------
+
+DEFAULT_ROUND_MINUTES = 50  # MTR 2.5: a 50-minute minimum for a best-of-three round
+
+
+def clock_remaining(round_: Round, now: datetime | None = None) -> timedelta | None:
+    """Time left on the round clock (negative when over time), None if never started."""
+    if round_.clock_paused_remaining is not None:
+        return round_.clock_paused_remaining
+    if round_.clock_ends_at is None:
+        return None
+    return round_.clock_ends_at - (now or timezone.now())
+
+
+def _clock_round(round_: Round) -> tuple[Tournament, Round]:
+    t = lock(round_.tournament_id)
+    return t, Round.objects.get(pk=round_.pk)
+
+
+def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES) -> Round:
+    if not 1 <= minutes <= 600:
+        raise ServiceError("A round lasts between 1 and 600 minutes.")
+    with transaction.atomic():
+        t, r = _clock_round(round)
+        r.clock_ends_at = timezone.now() + timedelta(minutes=minutes)
+        r.clock_paused_remaining = None
+        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+        touch(t)
+    return r
+
+
+def pause_clock(*, round: Round) -> Round:
+    with transaction.atomic():
+        t, r = _clock_round(round)
+        if r.clock_ends_at is None:
+            raise ServiceError("The clock is not running.")
+        r.clock_paused_remaining = r.clock_ends_at - timezone.now()
+        r.clock_ends_at = None
+        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+        touch(t)
+    return r
+
+
+def resume_clock(*, round: Round) -> Round:
+    with transaction.atomic():
+        t, r = _clock_round(round)
+        if r.clock_paused_remaining is None:
+            raise ServiceError("The clock is not paused.")
+        r.clock_ends_at = timezone.now() + r.clock_paused_remaining
+        r.clock_paused_remaining = None
+        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+        touch(t)
+    return r
+
+
+def add_clock_minutes(*, round: Round, minutes: int) -> Round:
+    if not -600 <= minutes <= 600 or minutes == 0:
+        raise ServiceError("Add between 1 and 600 minutes (negative to take time away).")
+    with transaction.atomic():
+        t, r = _clock_round(round)
+        delta = timedelta(minutes=minutes)
+        if r.clock_paused_remaining is not None:
+            r.clock_paused_remaining += delta
+        elif r.clock_ends_at is not None:
+            r.clock_ends_at += delta
+        else:
+            raise ServiceError("Start the clock first.")
+        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+        touch(t)
+    return r

@@ -2,4 +2,9 @@
 
 from django.urls import path
 
-urlpatterns: list = []
+from tournaments.views import organizer
+
+urlpatterns = [
+    path("", organizer.dashboard, name="manage_dashboard"),
+    path("create/", organizer.create, name="manage_create"),
+]

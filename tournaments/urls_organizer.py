@@ -2,4 +2,21 @@
 
 from django.urls import path
 
-urlpatterns: list = []
+from tournaments.views import organizer
+
+urlpatterns = [
+    path("", organizer.event, name="manage_event"),
+    path("rounds/<int:number>/", organizer.round_view, name="manage_round"),
+    path("players/add/", organizer.add_player, name="manage_add_player"),
+    path("players/paste/", organizer.paste_players, name="manage_paste_players"),
+    path("players/<int:pk>/rename/", organizer.rename_player, name="manage_rename_player"),
+    path("players/<int:pk>/drop/", organizer.drop_player, name="manage_drop_player"),
+    path("players/<int:pk>/readmit/", organizer.readmit_player, name="manage_readmit_player"),
+    path("pair/", organizer.pair, name="manage_pair"),
+    path("undo/", organizer.undo, name="manage_undo"),
+    path("cut/", organizer.cut, name="manage_cut"),
+    path("top-cut/", organizer.top_cut, name="manage_top_cut"),
+    path("finish/", organizer.finish, name="manage_finish"),
+    path("matches/<int:pk>/result/", organizer.result, name="manage_result"),
+    path("matches/<int:pk>/game/", organizer.game, name="manage_game"),
+]

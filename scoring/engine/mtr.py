@@ -119,6 +119,11 @@ _DOUBLE_LOSS_CODE = _pack(0, 0, 0, 1, 0, 1)
 _match_key = attrgetter("kind", "wins", "draws")
 _match_players = attrgetter("players")
 
+
+def _seats_of(round_: RoundRecord) -> map[tuple[str, ...]]:
+    return map(_match_players, round_.matches)
+
+
 _MatchKey = tuple[str, tuple[int, ...] | None, int]
 
 
@@ -350,13 +355,12 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     rules = rules_for(event)
     ids: list[str] = [p.id for p in event.players]
     index = {pid: i for i, pid in enumerate(ids)}
-    # Non-validating: a player id that appears only in a match still gets a row.
-    for round_ in rounds:
-        for seats in map(_match_players, round_.matches):
-            for pid in seats:
-                if pid not in index:
-                    index[pid] = len(ids)
-                    ids.append(pid)
+    # Non-validating: a player id that appears only in a match still gets a row. Checked
+    # with one C-level set difference rather than a Python loop over every seat.
+    seen = set(chain.from_iterable(chain.from_iterable(map(_seats_of, rounds))))
+    for pid in sorted(seen.difference(index)):
+        index[pid] = len(ids)
+        ids.append(pid)
     size = len(ids)
 
     swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))

@@ -36,9 +36,7 @@ def test_double_round_robin_meets_everyone_exactly_twice_with_seats_swapped(
 ) -> None:
     ids = [f"p{i}" for i in range(n)]
     schedule = round_robin_schedule(ids, random.Random(seed), double=True)
-    assert meetings(schedule) == Counter(
-        {frozenset(p): 2 for p in combinations(ids, 2)}
-    )
+    assert meetings(schedule) == Counter({frozenset(p): 2 for p in combinations(ids, 2)})
     half = len(schedule) // 2
     for first, second in zip(schedule[:half], schedule[half:], strict=True):
         assert second.pairs == tuple((b, a) for a, b in first.pairs)

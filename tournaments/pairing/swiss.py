@@ -369,10 +369,10 @@ def _refine(
 
     Rewrite M*: for each outside pair (u, v) of M* assign stand-ins from the pools of
     their groups (a group kept whole keeps its player).  A stand-in for v only has to
-    avoid <= r previous opponents of u's stand-in, and at least |P_h| - e_h + 1 >= r+1
-    pool players are free, so stand-ins always exist; the bye goes first to the
-    greedy's bye recipient's pool.  The <= |P_g| - e_g >= 2r + 2 pool players left in
-    each group have minimum non-rematch degree >= half their number, so (Dirac) they
+    avoid <= r previous opponents of u's stand-in, and at least |P_h| - e_h + 1 > r
+    pool players are still free, so stand-ins always exist; the bye goes first to the
+    greedy's bye recipient.  The |P_g| - e_g >= 2r + 2 pool players left over in a
+    group have minimum non-rematch degree >= half their number, so (Dirac) they
     have a rematch-free perfect matching.  The result has the same group-level
     structure as M* (so the same squared_diff, unequal pairs and bye) and no rematch,
     and is a matching of the pools plus the greedy core.  Hence the optimal pool
@@ -411,7 +411,6 @@ def _refine(
         outside[bye_group].append(bye)
 
     pool: list[int] = []
-    pooled_group = [False] * k
     core: list[tuple[int, int]] = []
     for g in range(k):
         e = (cmax[g - 1] if g > 0 else 0) + (cmax[g] if g < k - 1 else 0)
@@ -419,7 +418,6 @@ def _refine(
         if e == 0:
             core.extend(internal[g])
             continue
-        pooled_group[g] = True
         need = e + 2 * r + 2
         members = list(outside[g])
         rng.shuffle(internal[g])

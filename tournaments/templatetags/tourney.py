@@ -8,8 +8,13 @@ register = template.Library()
 
 
 @register.filter
-def tiebreak(value: Any, percent: bool) -> str:
-    """A stored tiebreak for the screen: percentages with 2 decimals, lists as counts."""
+def tiebreak(value: Any, percent: bool | str) -> str:
+    """A stored tiebreak for the screen: percentages with 2 decimals, lists as counts.
+
+    `percent` is a flag, or the tiebreaker's key (shared/spec/interchange.md).
+    """
+    if isinstance(percent, str):
+        percent = percent in PERCENT
     if value is None:
         return "–"
     if isinstance(value, list):
@@ -30,3 +35,34 @@ def points(value: Any) -> str:
 @register.filter
 def index(sequence: Any, i: int) -> Any:
     return sequence[i]
+
+
+@register.filter
+def clocktime(seconds: int | None) -> str:
+    """Seconds as M:SS (or H:MM:SS), sign dropped: the template says which way it runs."""
+    if seconds is None:
+        return ""
+    seconds = abs(int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+LABELS = {
+    "omw": "OMW%",
+    "gw": "GW%",
+    "ogw": "OGW%",
+    "owp": "Opponents' win %",
+    "wr": "Win resistance",
+    "oowp": "Opp. opponents' win %",
+    "wrr": "Win resistance resistance",
+    "places": "Places (1st/2nd/...)",
+    "vs_average": "Vs game average",
+    "raw_total": "Raw score total",
+}
+PERCENT = {"omw", "gw", "ogw", "owp", "oowp"}
+
+
+@register.filter
+def tblabel(key: str) -> str:
+    return LABELS.get(key, key)

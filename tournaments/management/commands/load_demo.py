@@ -46,7 +46,12 @@ class Command(BaseCommand):
             return
         rng = random.Random(2026)
         t = services.create_tournament(
-            name=DEMO_NAME, system="mtr", best_of=3, planned_rounds=4, top_cut=8, seed=2026,
+            name=DEMO_NAME,
+            system="mtr",
+            best_of=3,
+            planned_rounds=4,
+            top_cut=8,
+            seed=2026,
             owner=owner,
         )
         services.register_players(tournament=t, names=DEMO_PLAYERS)

@@ -1,0 +1,87 @@
+// Live pages: the find-me filter, the round clock and the projector's paging.
+// Everything here is an enhancement: without JavaScript the pages still work.
+(function () {
+  "use strict";
+  var skewMs = 0; // server clock minus this phone's clock, from the Date header
+
+  function applyFilter() {
+    var input = document.getElementById("find");
+    if (!input) return;
+    var q = input.value.trim().toLowerCase();
+    var rows = document.querySelectorAll(input.dataset.filter);
+    var visible = [];
+    rows.forEach(function (row) {
+      var show = !q || row.dataset.name.indexOf(q) !== -1;
+      row.hidden = !show;
+      if (show) visible.push(row);
+    });
+    var found = document.getElementById("found");
+    if (!found) return;
+    found.textContent = "";
+    if (q && visible.length === 1 && visible[0].dataset.table !== undefined) {
+      var row = visible[0];
+      var card = document.createElement("div");
+      card.className = "card found-card";
+      var big = document.createElement("p");
+      big.className = "big";
+      big.textContent = row.dataset.table ? "Table " + row.dataset.table : "";
+      var who = document.createElement("p");
+      who.textContent = row.dataset.kind === "bye" ? "You have the bye" :
+        (row.dataset.opponent ? "vs " + row.dataset.opponent : "");
+      card.appendChild(big);
+      card.appendChild(who);
+      found.appendChild(card);
+    }
+  }
+
+  function pad(n) { return n < 10 ? "0" + n : "" + n; }
+  function fmt(ms) {
+    var s = Math.round(Math.abs(ms) / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+    var text = (h ? h + ":" + pad(m) : m) + ":" + pad(s % 60);
+    return (ms < 0 ? "-" : "") + text;
+  }
+  function tickClocks() {
+    document.querySelectorAll("[data-clock-ends]").forEach(function (el) {
+      var left = Date.parse(el.dataset.clockEnds) - (Date.now() + skewMs);
+      var time = el.querySelector(".clock-time"), label = el.querySelector(".clock-label");
+      if (label) label.textContent = left < 0 ? "Over time" : "Time left";
+      if (time) time.textContent = fmt(left);
+      el.classList.toggle("over", left < 0);
+    });
+  }
+
+  var page = 0;
+  function flipProjector() {
+    var section = document.getElementById("projector");
+    if (!section) return;
+    var pages = section.querySelectorAll("[data-page]");
+    if (pages.length < 2) return;
+    page = (page + 1) % pages.length;
+    showPage(section, pages);
+  }
+  function showPage(section, pages) {
+    if (page >= pages.length) page = 0;
+    pages.forEach(function (p, i) { p.hidden = i !== page; });
+    var number = section.querySelector("[data-page-number]");
+    if (number) number.textContent = page + 1;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var input = document.getElementById("find");
+    if (input) input.addEventListener("input", applyFilter);
+    applyFilter();
+    tickClocks();
+    setInterval(tickClocks, 1000);
+    setInterval(flipProjector, 10000);
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var date = e.detail.xhr && e.detail.xhr.getResponseHeader("Date");
+    if (date) skewMs = Date.parse(date) - Date.now();
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    applyFilter();
+    tickClocks();
+    var section = document.getElementById("projector");
+    if (section) showPage(section, section.querySelectorAll("[data-page]"));
+  });
+})();

@@ -1,0 +1,188 @@
+"""The organizer's forms: validation only (types, ranges, shapes); services decide the rest."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+
+from tournaments.models import Seat, System
+
+NOT_NEGATIVE = {
+    "min_value": "Game counts cannot be negative.",
+    "invalid": "Enter a whole number of games.",
+}
+RESULT_RE = re.compile(r"^\s*(\d{1,2})-(\d{1,2})(?:-(\d{1,2}))?\s*$")
+
+# One-click results per best-of: (label, value) where value is "wins-wins[-draws]".
+QUICK_RESULTS = {
+    3: [
+        ("2-0", "2-0"),
+        ("2-1", "2-1"),
+        ("1-2", "1-2"),
+        ("0-2", "0-2"),
+        ("1-1", "1-1"),
+        ("Draw 0-0-3", "0-0-3"),
+    ],
+    1: [("1-0", "1-0"), ("0-1", "0-1"), ("Draw", "0-0-1")],
+}
+PLAYOFF_RESULTS = {
+    3: [("2-0", "2-0"), ("2-1", "2-1"), ("1-2", "1-2"), ("0-2", "0-2")],
+    1: [("1-0", "1-0"), ("0-1", "0-1")],
+}
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(max_length=200, strip=True)
+    system = forms.ChoiceField(choices=System.choices, initial=System.MTR)
+    best_of = forms.TypedChoiceField(
+        choices=[(3, "Best of 3"), (1, "Best of 1")], coerce=int, initial=3
+    )
+    planned_rounds = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=30,
+        label="Planned Swiss rounds",
+        help_text="Leave empty to decide later: the event screen suggests a number.",
+    )
+    top_cut = forms.TypedChoiceField(
+        choices=[(0, "No top cut"), (2, "Top 2"), (4, "Top 4"), (8, "Top 8")],
+        coerce=int,
+        initial=0,
+    )
+
+
+class PlayerForm(forms.Form):
+    name = forms.CharField(max_length=200, strip=True, label="Player name")
+
+
+class PasteForm(forms.Form):
+    names = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}), label="Player names, one a line"
+    )
+
+    def clean_names(self) -> list[str]:
+        names = [line.strip() for line in self.cleaned_data["names"].splitlines()]
+        names = [n for n in names if n]
+        if not names:
+            raise forms.ValidationError("Give at least one player name.")
+        for number, name in enumerate(names, start=1):
+            if len(name) > 200:
+                raise forms.ValidationError(
+                    f"Line {number}: the name is longer than 200 characters."
+                )
+        return names
+
+
+class ResultForm(forms.Form):
+    """A one-click result ("2-1", "0-0-3") or the small form: games, draws, double loss, clear."""
+
+    result = forms.CharField(required=False, max_length=12)
+    wins_a = forms.IntegerField(
+        required=False, min_value=0, max_value=99, error_messages=NOT_NEGATIVE
+    )
+    wins_b = forms.IntegerField(
+        required=False, min_value=0, max_value=99, error_messages=NOT_NEGATIVE
+    )
+    draws = forms.IntegerField(
+        required=False, min_value=0, max_value=99, error_messages=NOT_NEGATIVE
+    )
+    action = forms.ChoiceField(
+        required=False,
+        choices=[("save", "Save"), ("double_loss", "Double loss"), ("clear", "Clear")],
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        action = data.get("action") or "save"
+        if action == "clear":
+            data.update(wins=None, draws=0, double_loss=False)
+        elif action == "double_loss":
+            data.update(wins=(0, 0), draws=0, double_loss=True)
+        elif data.get("result"):
+            m = RESULT_RE.match(data["result"])
+            if m is None:
+                raise forms.ValidationError("A result looks like 2-1 or 0-0-3.")
+            data.update(wins=(int(m[1]), int(m[2])), draws=int(m[3] or 0), double_loss=False)
+        else:
+            if data.get("wins_a") is None or data.get("wins_b") is None:
+                raise forms.ValidationError("Give the games won by both players.")
+            data.update(
+                wins=(data["wins_a"], data["wins_b"]),
+                draws=data.get("draws") or 0,
+                double_loss=False,
+            )
+        return data
+
+
+class GameForm(forms.Form):
+    """A league table: per seat a place, a raw score and an absent box."""
+
+    action = forms.ChoiceField(required=False, choices=[("save", "Save"), ("clear", "Clear")])
+
+    def __init__(self, *args: Any, seats: list[Seat], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.seats = seats
+        for seat in seats:
+            self.fields[f"place_{seat.pk}"] = forms.IntegerField(
+                required=False,
+                min_value=1,
+                max_value=99,
+                error_messages={
+                    "min_value": "Places start at 1.",
+                    "invalid": "A place is a whole number.",
+                },
+            )
+            self.fields[f"score_{seat.pk}"] = forms.DecimalField(
+                required=False,
+                max_digits=14,
+                decimal_places=4,
+                error_messages={"invalid": "A score is a number."},
+            )
+            self.fields[f"absent_{seat.pk}"] = forms.BooleanField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        absent = [s.player_id for s in self.seats if data.get(f"absent_{s.pk}")]
+        if (data.get("action") or "save") == "clear":
+            data.update(places=None, scores=None, absent=absent)
+            return data
+        places: list[int] = []
+        scores: list[Decimal] = []
+        for seat in self.seats:
+            if seat.player_id in absent:
+                continue
+            place, score = data.get(f"place_{seat.pk}"), data.get(f"score_{seat.pk}")
+            if place is None or score is None:
+                raise forms.ValidationError(
+                    f"Give a place and a score for {seat.player.name} (or mark them absent)."
+                )
+            places.append(place)
+            scores.append(score)
+        data.update(places=places, scores=scores, absent=absent)
+        return data
+
+
+class CutForm(forms.Form):
+    mode = forms.ChoiceField(
+        choices=[("points", "At least this many match points"), ("top", "The top N players")],
+        initial="points",
+        widget=forms.RadioSelect,
+    )
+    value = forms.IntegerField(
+        min_value=0,
+        max_value=100000,
+        error_messages={"invalid": "Enter a whole number.", "min_value": "Enter 0 or more."},
+    )
+
+
+class TopCutForm(forms.Form):
+    size = forms.TypedChoiceField(
+        choices=[(8, "Top 8"), (4, "Top 4"), (2, "Top 2")], coerce=int, initial=8
+    )
