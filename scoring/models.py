@@ -20,9 +20,6 @@ class Standing(models.Model):
     draws = models.PositiveIntegerField(default=0)
     played = models.PositiveIntegerField(default=0)
     tiebreakers = models.JSONField(default=dict)
-    # What the player's page needs to explain the opponents' tiebreakers: this player's
-    # values as they count for their opponents (floored MW% and GW%).
-    details = models.JSONField(default=dict)
 
     class Meta:
         ordering = ["tournament", "position"]

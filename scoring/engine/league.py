@@ -102,7 +102,9 @@ def _tally(ids: list[str], rounds: list[RoundRecord]) -> dict[str, _Record]:
     return records
 
 
-def _ranked(ids: list[str], records: dict[str, _Record], history: list[dict[str, int]]):
+def _ranked(
+    ids: list[str], records: dict[str, _Record], history: list[dict[str, int]]
+) -> tuple[list[str], list[int]]:
     """Players best first with competition ranks, breaking ties by "most recently ahead".
 
     `history` holds the ranks after each earlier round, oldest first: comparing rank

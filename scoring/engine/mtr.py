@@ -349,34 +349,46 @@ def _group_values(
         gw_out[i] = fraction
 
 
-def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
-    """Standings rows, best first, for `rounds` (already cut to the requested round and
-    holding only rounds with at least one result)."""
-    rules = rules_for(event)
-    ids: list[str] = [p.id for p in event.players]
-    index = {pid: i for i, pid in enumerate(ids)}
-    # Non-validating: a player id that appears only in a match still gets a row. Checked
-    # with one C-level set difference rather than a Python loop over every seat.
-    seen = set(chain.from_iterable(chain.from_iterable(map(_seats_of, rounds))))
-    for pid in sorted(seen.difference(index)):
-        index[pid] = len(ids)
-        ids.append(pid)
-    size = len(ids)
+def _tally_phases(
+    swiss: list[RoundRecord], phases: list[int], index: dict[str, int], rules: SwissRules
+) -> tuple[list[int], list[list[int]], list[tuple[int, list[int], int]]]:
+    """Totals, opponent seats per round, and phase-end snapshots of the Swiss rounds.
 
-    swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
-    playoffs = [r for r in rounds if r.playoff]
-    phases = sorted({r.phase for r in swiss})
-
+    A snapshot is (phase, totals at its end, number of rounds of pairings by then).
+    """
     codes = _Codes(rules.bye_games)
-    totals = [0] * size
+    totals = [0] * len(index)
     pairings: list[list[int]] = []
-    # Phase-end snapshots: (phase, totals, number of rounds of pairings by then).
     snapshots: list[tuple[int, list[int], int]] = []
     for phase in phases:
         _tally([r for r in swiss if r.phase == phase], index, codes, totals, pairings)
         snapshots.append((phase, list(totals), len(pairings)))
     if not snapshots:
         snapshots.append((0, totals, 0))
+    return totals, pairings, snapshots
+
+
+def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
+    """Standings rows, best first, for `rounds` (already cut to the requested round and
+    holding only rounds with at least one result)."""
+    rules = rules_for(event)
+    ids: list[str] = [p.id for p in event.players]
+    index = {pid: i for i, pid in enumerate(ids)}
+    swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
+    playoffs = [r for r in rounds if r.playoff]
+    phases = sorted({r.phase for r in swiss})
+
+    try:
+        totals, pairings, snapshots = _tally_phases(swiss, phases, index, rules)
+    except KeyError:
+        # Non-validating: a player id that appears only in a match still gets a row.
+        # Found only on this (rare) path, so valid events pay nothing for it.
+        seen = set(chain.from_iterable(chain.from_iterable(map(_seats_of, rounds))))
+        for pid in sorted(seen.difference(index)):
+            index[pid] = len(ids)
+            ids.append(pid)
+        totals, pairings, snapshots = _tally_phases(swiss, phases, index, rules)
+    size = len(ids)
 
     # The last Swiss phase each player played in (0 = never played): every round played
     # adds a win, loss or draw, so a player's totals change in exactly those phases.
@@ -416,33 +428,30 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
         in_bracket = {index[pid] for pid in bracket}
         order = [index[pid] for pid in bracket] + [i for i in swiss_order if i not in in_bracket]
 
-    mask = _FIELD_MASK
     omw = values.omw
     gw = values.gw
     ogw = values.ogw
-    points_cache: dict[int, Fraction] = {}
-    rows: list[StandingRow] = []
-    for rank, i in enumerate(order, start=1):
-        total = totals[i]
-        wins = (total >> _WINS) & mask
-        losses = (total >> _LOSSES) & mask
-        draws = (total >> _DRAWS) & mask
-        match_points = WIN_POINTS * wins + DRAW_POINTS * draws
-        points = points_cache.get(match_points)
-        if points is None:
-            points = points_cache[match_points] = Fraction(match_points)
-        rows.append(
-            StandingRow(
-                player=ids[i],
-                rank=rank,
-                points=points,
-                wins=wins,
-                losses=losses,
-                draws=draws,
-                played=wins + losses + draws,
-                tiebreakers={"omw": omw[i], "gw": gw[i], "ogw": ogw[i]},
-            )
+    wins = _field(totals, _WINS)
+    losses = _field(totals, _LOSSES)
+    draws = _field(totals, _DRAWS)
+    points_of: dict[int, Fraction] = {}
+    for w, d in set(zip(wins, draws, strict=True)):
+        points_of.setdefault(
+            WIN_POINTS * w + DRAW_POINTS * d, Fraction(WIN_POINTS * w + DRAW_POINTS * d)
         )
+    rows = [
+        StandingRow(
+            player=ids[i],
+            rank=rank,
+            points=points_of[WIN_POINTS * wins[i] + DRAW_POINTS * draws[i]],
+            wins=wins[i],
+            losses=losses[i],
+            draws=draws[i],
+            played=wins[i] + losses[i] + draws[i],
+            tiebreakers={"omw": omw[i], "gw": gw[i], "ogw": ogw[i]},
+        )
+        for rank, i in enumerate(order, start=1)
+    ]
     return rows
 
 

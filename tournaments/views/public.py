@@ -322,16 +322,23 @@ def _outcome(match: Match, seat: Seat, opponents: list[Seat]) -> str:
     return "win" if mine > theirs else "loss" if mine < theirs else "draw"
 
 
+# The floors an opponent's MW% and GW% count with (shared/spec/scoring.md: 0.33 in MTR
+# Appendix C and the DCI rules, exactly 1/3 on melee.gg).
+OPPONENT_FLOOR = {"mtr": 0.33, "dci": 0.33, "melee": 1 / 3}
+
+
 def _explain(
     t: Tournament, standing: Standing | None, history: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
     """How OMW% and OGW% came about: each opponent's MW% and GW% and their mean.
 
-    The values are the ones the engine stored for each opponent (`details.mw` and the
-    opponent's own GW%), so the mean shown equals the stored tiebreaker.
+    Each opponent's MW% is their stored match points over 3 x rounds played, floored;
+    GW% is their stored GW%, floored. (A player frozen by a Day-2 cut is averaged over
+    their opponents' values as they stood then; the mean shown is always the stored one.)
     """
-    if standing is None or t.system not in ("mtr", "dci", "melee"):
+    if standing is None or t.system not in OPPONENT_FLOOR:
         return None
+    floor = OPPONENT_FLOOR[t.system]
     terms = []
     for entry in history:
         if entry["round"].playoff:
@@ -340,21 +347,20 @@ def _explain(
             s = opp["standing"]
             if s is None:
                 continue
+            mw = float(s.points) / (3 * s.played) if s.played else 0.0
             terms.append(
                 {
                     "round": entry["round"].number,
                     "name": opp["player"].name,
                     "id": opp["player"].external_id,
-                    "mw": s.details.get("mw_as_opponent"),
-                    "gw": s.details.get("gw_as_opponent"),
+                    "mw": max(mw, floor),
+                    "gw": max(s.tiebreakers.get("gw") or 0.0, floor),
                 }
             )
-    known = [x for x in terms if x["mw"] is not None]
     return {
         "terms": terms,
         "omw": standing.tiebreakers.get("omw"),
         "ogw": standing.tiebreakers.get("ogw"),
-        "complete": len(known) == len(terms),
     }
 
 
