@@ -95,6 +95,7 @@ class _Snapshot:
     where: dict[int, tuple[int, int]]  # match pk -> (index in event.rounds, index in round)
     ext: dict[int, str]  # player pk -> engine id
     rows: dict[str, tuple[int, StandingRow]]  # engine id -> (position, row) as stored
+    opponents: dict[str, set[str]] | None = None  # built on the first patch, then kept
 
 
 _snapshots: dict[int, _Snapshot] = {}
@@ -193,7 +194,8 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     if event is not None and previous is not None and len(event.players) == len(previous.rows):
         snapshot = replace(previous, version=tournament.version, event=event, rows={})
         standings = compute_standings(event)
-        snapshot.rows = _store_changes(tournament, standings, previous)
+        touched = _touched(snapshot, changed_matches or ())
+        snapshot.rows = _store_changes(tournament, standings, previous, touched)
     else:
         snapshot = _full_snapshot(tournament)
         standings = compute_standings(snapshot.event)
@@ -254,22 +256,57 @@ def _store_all(
     return {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
 
 
+# Under these systems a result changes the values of its own players and their
+# opponents only (MW%/GW% of the two, hence OMW%/OGW% of whoever met them); ranks move
+# for anyone. pod and league reach further (WRR, "most recently ahead"): compare all.
+_LOCAL_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+
+
+def _touched(snapshot: _Snapshot, changed: Iterable[int]) -> set[str] | None:
+    """Players whose tiebreak values a change to these matches can alter; None = anyone."""
+    if snapshot.event.system not in _LOCAL_SYSTEMS:
+        return None
+    if snapshot.opponents is None:
+        opponents: dict[str, set[str]] = defaultdict(set)
+        for rnd in snapshot.event.rounds:
+            for match in rnd.matches:
+                if len(match.players) == 2:
+                    a, b = match.players
+                    opponents[a].add(b)
+                    opponents[b].add(a)
+        snapshot.opponents = opponents
+    rounds = snapshot.event.rounds
+    touched: set[str] = set()
+    for pk in changed:
+        i, j = snapshot.where[pk]
+        for player in rounds[i].matches[j].players:
+            touched.add(player)
+            touched.update(snapshot.opponents.get(player, ()))
+    return touched
+
+
 def _store_changes(
-    tournament: Tournament, standings: Standings, previous: _Snapshot
+    tournament: Tournament,
+    standings: Standings,
+    previous: _Snapshot,
+    touched: set[str] | None,
 ) -> dict[str, tuple[int, StandingRow]]:
     pk_by_ext = {e: pk for pk, e in previous.ext.items()}
     rows = {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
-    changed = [
-        (
-            position,
-            *_values(row)[:-1],
-            json.dumps(_values(row)[-1]),
-            tournament.pk,
-            pk_by_ext[player],
+    old_rows = previous.rows
+    changed = []
+    for player, (position, row) in rows.items():
+        old_position, old = old_rows[player]
+        if (
+            old_position == position
+            and old.rank == row.rank
+            and ((touched is not None and player not in touched) or old == row)
+        ):
+            continue
+        values = _values(row)
+        changed.append(
+            (position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk_by_ext[player])
         )
-        for player, (position, row) in rows.items()
-        if previous.rows.get(player) != (position, row)
-    ]
     if changed:
         table = Standing._meta.db_table
         cast = {"tiebreakers": "::jsonb"} if connection.vendor == "postgresql" else {}
