@@ -5,6 +5,7 @@ from tournaments.views import public
 
 urlpatterns = [
     path("", public.home, name="home"),
+    path("healthz", public.healthz, name="healthz"),
     path("t/<slug:slug>/", public.event_home, name="event_home"),
     path("t/<slug:slug>/standings/", public.standings, name="standings"),
     path("t/<slug:slug>/pairings/", public.pairings, name="pairings"),

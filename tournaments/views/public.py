@@ -96,6 +96,15 @@ def _page(
     return render(request, template, {**context, "partial_html": html})
 
 
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and compose: 200 when the database answers."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")
+
+
 def home(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.only("name", "slug", "system", "status", "created_at")[:100]
     return render(request, "tournaments/home.html", {"tournaments": tournaments})

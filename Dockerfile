@@ -1,0 +1,12 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY tournaments tournaments
+COPY scoring scoring
+RUN pip install --no-cache-dir .
+COPY . .
+RUN DEBUG=1 python manage.py collectstatic --noinput
+EXPOSE 8000
+# Migrations on start, then gunicorn; whitenoise serves the static files.
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn tournaments.wsgi:application --bind 0.0.0.0:8000 --workers ${WEB_CONCURRENCY:-3} --access-logfile -"]

@@ -1,0 +1,120 @@
+"""Production settings and the production stack (gunicorn + whitenoise + PostgreSQL)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+
+# The machine's PostgreSQL server (trust auth); CI has it too.
+POSTGRES_ADMIN_URL = os.environ.get(
+    "POSTGRES_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def production_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DATABASE_URL")}
+    env.update(
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",
+    )
+    env.update(extra)
+    return env
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_check_deploy_passes_in_production_mode() -> None:
+    result = manage("check", "--deploy", "--fail-level", "WARNING",
+                    env=production_env(SECURE_SSL_REDIRECT="1"))  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_without_a_secret_key_fails_loudly() -> None:
+    env = production_env()
+    del env["SECRET_KEY"]
+    result = manage("check", env=env)
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [("DEBUG", "maybe", "is not a boolean"), ("DATABASE_URL", "mysq1://x", "DATABASE_URL")],
+)
+def test_a_malformed_setting_is_named(name: str, value: str, message: str) -> None:
+    result = manage("check", env=production_env(**{name: value}))
+    assert result.returncode != 0 and message in result.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def fresh_postgres() -> Iterator[str]:
+    import psycopg
+
+    name = f"swiss_stack_{uuid.uuid4().hex[:8]}"
+    admin = POSTGRES_ADMIN_URL
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield admin.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
+    fresh_postgres: str, tmp_path: Path
+) -> None:
+    env = production_env(DATABASE_URL=fresh_postgres)
+    for step in (("migrate", "--noinput"), ("collectstatic", "--noinput")):
+        result = manage(*step, env=env)
+        assert result.returncode == 0, result.stderr
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application",
+         "--bind", f"127.0.0.1:{port}", "--workers", "2"],
+        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                    assert response.status == 200 and response.read() == b"ok"
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        # Behind the TLS-terminating proxy: HSTS and secure cookies apply.
+        request = urllib.request.Request(f"{base}/", headers={"X-Forwarded-Proto": "https"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200 and b"Tournaments" in response.read()
+            assert "max-age=31536000" in response.headers.get("Strict-Transport-Security", "")
+        with urllib.request.urlopen(f"{base}/static/css/app.css", timeout=5) as response:
+            assert response.status == 200 and b"prefers-color-scheme" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
