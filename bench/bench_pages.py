@@ -1,0 +1,187 @@
+"""Benchmark: the public live pages of a 2,048-player event at round 10.
+
+1. Server time of the standings page, full and HTMX partial (Django test client, the
+   whole middleware stack): first render after a change, then warm; p50/p95 in ms.
+2. A load run: gunicorn on 127.0.0.1 (SQLite file), N simulated phones polling the live
+   pages every 3 s with If-None-Match, as htmx does through the browser cache, while a
+   result is entered every few seconds. Bounded in time and count; prints requests,
+   errors, 304 share and latency percentiles.
+
+Run: .venv/bin/python bench/bench_pages.py [--phones 1000] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def server_times(slug: str) -> None:
+    from django.core.cache import cache
+    from django.test import Client
+
+    from tournaments import services
+    from tournaments.models import Match, MatchKind
+
+    client = Client()
+    open_matches = list(
+        Match.objects.filter(round__tournament__slug=slug, kind=MatchKind.PLAYED, reported=False)
+    )
+    for variant, headers in (("full", {}), ("partial", {"HTTP_HX_REQUEST": "true"})):
+        cold, warm = [], []
+        for k in range(12):
+            # A result changes the version: the next request renders afresh.
+            services.record_result(match=open_matches.pop(), wins=(2, 1), draws=0)
+            start = time.perf_counter()
+            response = client.get(f"/t/{slug}/standings/", **headers)
+            cold.append((time.perf_counter() - start) * 1000)
+            assert response.status_code == 200
+            for _ in range(8):
+                start = time.perf_counter()
+                client.get(f"/t/{slug}/standings/", **headers)
+                warm.append((time.perf_counter() - start) * 1000)
+        cache.clear()
+        print(
+            f"standings page ({variant}), 2048 players: after a change p50 "
+            f"{statistics.median(cold):.1f} ms p95 {pct(cold, 0.95):.1f} ms; unchanged "
+            f"(fragment cached) p50 {statistics.median(warm):.1f} ms p95 {pct(warm, 0.95):.1f} ms"
+        )
+
+
+async def phone(
+    port: int, paths: list[str], until: float, stats: dict[str, list], rng: random.Random
+) -> None:
+    etags: dict[str, str] = {}
+    await asyncio.sleep(rng.random() * 3)
+    while time.monotonic() < until:
+        path = rng.choice(paths)
+        headers = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHX-Request: true\r\nConnection: close\r\n"
+        if path in etags:
+            headers += f"If-None-Match: {etags[path]}\r\n"
+        start = time.perf_counter()
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write((headers + "\r\n").encode())
+            await writer.drain()
+            data = await asyncio.wait_for(reader.read(), timeout=10)
+            writer.close()
+            status = int(data.split(b" ", 2)[1])
+            for line in data.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+                if line.lower().startswith(b"etag:"):
+                    etags[path] = line.split(b":", 1)[1].strip().decode()
+            stats["latency"].append((time.perf_counter() - start) * 1000)
+            stats["status"].append(status)
+        except Exception as exc:  # noqa: BLE001 - every failure counts as an error
+            stats["errors"].append(repr(exc))
+        await asyncio.sleep(3)
+
+
+async def entering_results(slug: str, until: float) -> int:
+    """Staff entering a result every 2 s, as in a real round (another process)."""
+    count = 0
+    code = (
+        "import django, sys; django.setup()\n"
+        "from tournaments import services\n"
+        "from tournaments.models import Match, MatchKind\n"
+        f"m = Match.objects.filter(round__tournament__slug={slug!r}, kind=MatchKind.PLAYED,"
+        " reported=False).first()\n"
+        "services.record_result(match=m, wins=(2, 0), draws=0)\n"
+    )
+    while time.monotonic() < until:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, cwd=ROOT)
+        await proc.wait()
+        count += 1
+        await asyncio.sleep(2)
+    return count
+
+
+def load_run(slug: str, phones: int, seconds: int) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--workers", "4", "--worker-class", "gthread", "--threads", "4",
+         "--backlog", "2048"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        time.sleep(3)
+        paths = [f"/t/{slug}/standings/", f"/t/{slug}/pairings/", f"/t/{slug}/",
+                 f"/t/{slug}/pairings/?by=name", f"/t/{slug}/players/p17/"]  # fmt: skip
+        stats: dict[str, list] = {"latency": [], "status": [], "errors": []}
+
+        async def main() -> int:
+            until = time.monotonic() + seconds
+            rng = random.Random(1)
+            tasks = [phone(port, paths, until, stats, random.Random(rng.random()))
+                     for _ in range(phones)]  # fmt: skip
+            results = await asyncio.gather(entering_results(slug, until), *tasks)
+            return results[0]
+
+        entered = asyncio.run(main())
+        lat, status = stats["latency"], stats["status"]
+        bad = [s for s in status if s not in (200, 304)]
+        print(
+            f"load: {phones} phones x {seconds} s, {entered} results entered meanwhile: "
+            f"{len(lat)} requests ({len(lat) / seconds:.0f}/s), "
+            f"{len(stats['errors']) + len(bad)} errors, "
+            f"{sum(1 for s in status if s == 304) / max(1, len(status)):.0%} answered 304, "
+            f"latency p50 {pct(lat, 0.5):.1f} ms p95 {pct(lat, 0.95):.1f} ms "
+            f"p99 {pct(lat, 0.99):.1f} ms"
+        )
+        if stats["errors"]:
+            print("  first error:", stats["errors"][0])
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--players", type=int, default=2048)
+    parser.add_argument("--phones", type=int, default=1000)
+    parser.add_argument("--seconds", type=int, default=60)
+    args = parser.parse_args()
+    tmp = tempfile.mkdtemp()
+    os.environ.update(
+        DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
+        SECURE_SSL_REDIRECT="0", DJANGO_SETTINGS_MODULE="tournaments.settings",
+        DATABASE_URL=f"sqlite:///{tmp}/pages.sqlite3",
+    )  # fmt: skip
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+                   cwd=ROOT, check=True)  # fmt: skip
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench_result_entry import document
+    from tournaments.interchange import import_document
+
+    call_command("migrate", verbosity=0)
+    tournament = import_document(document(args.players, 9))
+    server_times(tournament.slug)
+    load_run(tournament.slug, args.phones, args.seconds)
+
+
+if __name__ == "__main__":
+    main()
