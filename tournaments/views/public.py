@@ -462,8 +462,8 @@ def _explain(
     floor = OPPONENT_FLOOR[t.system]
     terms = []
     for entry in history:
-        if entry["round"].playoff:
-            continue
+        if entry["round"].playoff or not entry["match"].reported:
+            continue  # neither playoffs nor matches without a result count
         for opp in entry["opponents"]:
             s = opp["standing"]
             if s is None:
