@@ -47,7 +47,7 @@ def server_times(slug: str) -> None:
     )
     for variant, headers in (("full", {}), ("partial", {"HTTP_HX_REQUEST": "true"})):
         cold, warm = [], []
-        for k in range(12):
+        for _ in range(12):
             # A result changes the version: the next request renders afresh.
             services.record_result(match=open_matches.pop(), wins=(2, 1), draws=0)
             start = time.perf_counter()
@@ -73,7 +73,9 @@ async def phone(
     await asyncio.sleep(rng.random() * 3)
     while time.monotonic() < until:
         path = rng.choice(paths)
-        headers = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHX-Request: true\r\nConnection: close\r\n"
+        headers = (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHX-Request: true\r\nConnection: close\r\n"
+        )
         if path in etags:
             headers += f"If-None-Match: {etags[path]}\r\n"
         start = time.perf_counter()
@@ -89,7 +91,7 @@ async def phone(
                     etags[path] = line.split(b":", 1)[1].strip().decode()
             stats["latency"].append((time.perf_counter() - start) * 1000)
             stats["status"].append(status)
-        except Exception as exc:  # noqa: BLE001 - every failure counts as an error
+        except Exception as exc:
             stats["errors"].append(repr(exc))
         await asyncio.sleep(3)
 
@@ -172,9 +174,9 @@ def main() -> None:
     import django
 
     django.setup()
+    from bench_result_entry import document
     from django.core.management import call_command
 
-    from bench_result_entry import document
     from tournaments.interchange import import_document
 
     call_command("migrate", verbosity=0)

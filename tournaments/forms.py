@@ -60,7 +60,7 @@ class PlayerForm(forms.Form):
 
 class PasteForm(forms.Form):
     names = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 6}), label="Player names, one a line"
+        required=False, widget=forms.Textarea(attrs={"rows": 6}), label="Player names, one a line"
     )
 
     def clean_names(self) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,13 +21,13 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # htmx as shipped by django-htmx, served if the page asks for a path that does not exist.
 HTMX_JS = "django_htmx/htmx-2.min.js"
 
-# The sync Playwright API runs an event loop in this thread; Django's ORM (the live
-# server's test database setup, our fixtures) would otherwise refuse to run beside it.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # The sync Playwright API runs an event loop in this thread; Django's ORM (fixtures,
+    # assertions, the database teardown) would otherwise refuse to run beside it. Set only
+    # while a browser test runs: `check --deploy` in other tests refuses the variable.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
