@@ -56,9 +56,11 @@ def test_incremental_result_entry_always_equals_a_full_recompute(
             round__tournament=tournament, kind__in=[MatchKind.PLAYED, MatchKind.DOUBLE_LOSS]
         )
     )
+    writes = 0
     for pick, result, double_loss in entries:
         match = matches[pick % len(matches)]
         chosen = RESULTS[result]
+        version = tournament.version
         services.record_result(
             match=match,
             wins=None if chosen is None else chosen[0],
@@ -67,8 +69,9 @@ def test_incremental_result_entry_always_equals_a_full_recompute(
         )
         incremental = stored(tournament)
         tournament.refresh_from_db()
+        writes += tournament.version != version  # entering the same result writes nothing
         forget_snapshots()
         recompute(tournament)
         assert stored(tournament) == incremental
-    assert len(patched) == len(entries), "every entry took the incremental path"
+    assert len(patched) == writes, "every write took the incremental path"
     tournament.delete()

@@ -100,3 +100,40 @@ def test_every_write_bumps_the_tournament_version(event: Any) -> None:
     services.record_result(match=match_of(event, 1, 1), wins=(2, 0))
     event.refresh_from_db()
     assert event.version == before + 1
+
+
+def test_every_result_entry_and_correction_is_in_the_audit_log_with_before_and_after(
+    event: Any, django_user_model: Any
+) -> None:
+    from tournaments.models import AuditAction, AuditEntry
+
+    judge = django_user_model.objects.create_user("judge")
+    match = match_of(event, 1, 1)
+    services.record_result(match=match, wins=(1, 2), draws=0, by=judge)
+    entry = AuditEntry.objects.filter(tournament=event, action=AuditAction.RESULT).get()
+    assert entry.user == judge
+    assert entry.before == {"reported": True, "kind": "played", "wins": [2, 1], "draws": 0}
+    assert entry.after == {"reported": True, "kind": "played", "wins": [1, 2], "draws": 0}
+    assert entry.summary == "Corrected round 1 table 1 (Ana Souza vs Ben Ito): 1-2"
+
+
+def test_the_same_result_entered_twice_writes_once(event: Any) -> None:
+    from tournaments.models import AuditEntry
+
+    match = match_of(event, 1, 1)
+    services.record_result(match=match, wins=(0, 2), draws=0)
+    event.refresh_from_db()
+    version, entries = event.version, AuditEntry.objects.count()
+    services.record_result(match=match, wins=(0, 2), draws=0)
+    event.refresh_from_db()
+    assert event.version == version and AuditEntry.objects.count() == entries
+
+
+def test_drops_pairings_and_undo_are_audited(event: Any) -> None:
+    from tournaments.models import AuditAction, AuditEntry
+
+    services.drop_player(player=Player.objects.get(tournament=event, external_id="p6"))
+    services.pair_next_round(tournament=event)
+    services.undo_round(tournament=event)
+    actions = list(AuditEntry.objects.filter(tournament=event).values_list("action", flat=True))
+    assert actions == [AuditAction.UNDO, AuditAction.PAIR, AuditAction.DROP]

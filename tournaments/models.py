@@ -163,3 +163,42 @@ class Seat(models.Model):
                 condition=Q(place__isnull=True) | Q(place__gte=1), name="place_positive"
             ),
         ]
+
+
+class AuditAction(models.TextChoices):
+    RESULT = "result", "Result"
+    GAME = "game", "League table"
+    REGISTER = "register", "Registration"
+    RENAME = "rename", "Rename"
+    DROP = "drop", "Drop"
+    READMIT = "readmit", "Re-admit"
+    PAIR = "pair", "Pairing"
+    UNDO = "undo", "Undo pairing"
+    CUT = "cut", "Day-2 cut"
+    TOP_CUT = "top_cut", "Top cut"
+    FINISH = "finish", "Finish"
+    CLOCK = "clock", "Round clock"
+    STAFF = "staff", "Staff"
+    IMPORT = "import", "Import"
+
+
+class AuditEntry(models.Model):
+    """Who changed what, when, with the values before and after. Written by services."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    action = models.CharField(max_length=12, choices=AuditAction.choices)
+    summary = models.CharField(max_length=300)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=AuditAction.values), name="audit_action_known"
+            ),
+        ]

@@ -8,13 +8,25 @@ import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
 from scoring.services import recompute
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
+from tournaments.models import (
+    AuditAction,
+    AuditEntry,
+    Match,
+    MatchKind,
+    Player,
+    Round,
+    Seat,
+    Status,
+    System,
+    Tournament,
+)
 
 
 class ServiceError(ValueError):
@@ -38,6 +50,26 @@ def lock(tournament: Tournament | int) -> Tournament:
 def touch(tournament: Tournament) -> None:
     Tournament.objects.filter(pk=tournament.pk).update(version=F("version") + 1)
     tournament.refresh_from_db(fields=["version"])
+
+
+def audit(
+    tournament: Tournament,
+    by: Any,
+    action: str,
+    summary: str,
+    *,
+    before: Any = None,
+    after: Any = None,
+) -> None:
+    """Record a change in the tournament's audit log, inside the caller's transaction."""
+    AuditEntry.objects.create(
+        tournament=tournament,
+        user=by if getattr(by, "is_authenticated", False) else None,
+        action=action,
+        summary=summary[:300],
+        before=before,
+        after=after,
+    )
 
 
 def create_tournament(
@@ -76,15 +108,9 @@ def create_tournament(
     return tournament
 
 
-def _next_external_id(tournament: Tournament) -> str:
-    taken = set(tournament.players.values_list("external_id", flat=True))
-    n = len(taken) + 1
-    while f"p{n}" in taken:
-        n += 1
-    return f"p{n}"
-
-
-def register_players(*, tournament: Tournament, names: Sequence[str]) -> list[Player]:
+def register_players(
+    *, tournament: Tournament, names: Sequence[str], by: Any = None
+) -> list[Player]:
     """Add players (a late entry when rounds were already played: they start at 0)."""
     cleaned = [n.strip() for n in names if n.strip()]
     if not cleaned:
@@ -105,36 +131,63 @@ def register_players(*, tournament: Tournament, names: Sequence[str]) -> list[Pl
             players.append(Player(tournament=t, external_id=f"p{n}", name=name))
         Player.objects.bulk_create(players)
         touch(t)
+        late = " (late entry)" if t.rounds.exists() else ""
+        audit(
+            t,
+            by,
+            AuditAction.REGISTER,
+            f"Added {len(players)} player(s){late}: " + ", ".join(p.name for p in players),
+            after=[p.name for p in players],
+        )
         recompute(t)
     return players
 
 
-def rename_player(*, player: Player, name: str) -> Player:
+def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
     name = name.strip()
     if not name:
         raise ServiceError("The name must not be empty.")
     with transaction.atomic():
         t = lock(player.tournament_id)
+        old = Player.objects.get(pk=player.pk).name
         Player.objects.filter(pk=player.pk).update(name=name)
         touch(t)
+        audit(t, by, AuditAction.RENAME, f"Renamed {old} to {name}", before=old, after=name)
     player.name = name
     return player
 
 
-def drop_player(*, player: Player) -> Player:
+def drop_player(*, player: Player, by: Any = None) -> Player:
     with transaction.atomic():
         t = lock(player.tournament_id)
         last = t.rounds.aggregate(n=Max("number"))["n"] or 0
         player.dropped_after_round = last
         Player.objects.filter(pk=player.pk).update(dropped_after_round=last)
         touch(t)
+        audit(
+            t,
+            by,
+            AuditAction.DROP,
+            f"{player.name} dropped after round {last}",
+            before=None,
+            after={"dropped_after_round": last},
+        )
         recompute(t)
     return player
 
 
-def readmit_player(*, player: Player) -> Player:
+def readmit_player(*, player: Player, by: Any = None) -> Player:
     with transaction.atomic():
         t = lock(player.tournament_id)
+        before = Player.objects.get(pk=player.pk).dropped_after_round
+        audit(
+            t,
+            by,
+            AuditAction.READMIT,
+            f"{player.name} re-admitted",
+            before={"dropped_after_round": before},
+            after=None,
+        )
         player.dropped_after_round = None
         Player.objects.filter(pk=player.pk).update(dropped_after_round=None)
         touch(t)
@@ -160,6 +213,33 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
         raise ServiceError("A best-of-3 has at most 3 games.")
 
 
+def _result_state(match: Match, seats: Sequence[Seat]) -> dict[str, Any]:
+    return {
+        "reported": match.reported,
+        "kind": match.kind,
+        "wins": [s.games_won for s in seats] if match.reported else None,
+        "draws": match.draws if match.reported else None,
+    }
+
+
+def _result_words(state: dict[str, Any]) -> str:
+    if not state["reported"]:
+        return "cleared"
+    if state["kind"] == MatchKind.DOUBLE_LOSS:
+        return "double loss"
+    text = "-".join(str(w) for w in state["wins"])
+    return f"{text}-{state['draws']}" if state["draws"] else text
+
+
+def _game_state(match: Match, seats: Sequence[Seat]) -> dict[str, Any]:
+    return {
+        "reported": match.reported,
+        "places": {s.player.external_id: s.place for s in seats if not s.absent},
+        "scores": {s.player.external_id: str(s.score) for s in seats if s.score is not None},
+        "absent": [s.player.external_id for s in seats if s.absent],
+    }
+
+
 def record_result(
     *,
     match: Match,
@@ -167,6 +247,7 @@ def record_result(
     draws: int = 0,
     double_loss: bool = False,
     validate: bool = True,
+    by: Any = None,
 ) -> Match:
     """Enter or correct a two-player result; wins None clears it. Recomputes standings."""
     with transaction.atomic():
@@ -178,7 +259,8 @@ def record_result(
             raise ServiceError("A playoff match needs a winner.")
         if wins is not None and validate and not double_loss:
             check_two_player_result(best_of=t.best_of, wins=wins, draws=draws)
-        seats = list(match.seats.order_by("position"))
+        seats = list(match.seats.order_by("position").select_related("player"))
+        before = _result_state(match, seats)
         for seat, won in zip(seats, wins if wins is not None else (None, None), strict=True):
             seat.games_won = won
         Seat.objects.bulk_update(seats, ["games_won"])
@@ -186,7 +268,21 @@ def record_result(
         match.draws = draws if wins is not None else 0
         match.kind = MatchKind.DOUBLE_LOSS if double_loss else MatchKind.PLAYED
         match.save(update_fields=["reported", "draws", "kind"])
+        after = _result_state(match, seats)
+        if after == before:
+            return match  # the same result again: nothing to write, nothing to recompute
         touch(t)
+        names = " vs ".join(s.player.name for s in seats)
+        verb = "Corrected" if before["reported"] else "Entered"
+        audit(
+            t,
+            by,
+            AuditAction.RESULT,
+            f"{verb} round {match.round.number} table {match.table} ({names}): "
+            f"{_result_words(after)}",
+            before=before,
+            after=after,
+        )
         recompute(t, changed_matches=[match.pk])
     return match
 
@@ -197,14 +293,16 @@ def record_game(
     places: Sequence[int] | None,
     scores: Sequence[Decimal | int] | None,
     absent: Sequence[int] = (),
+    by: Any = None,
 ) -> Match:
     """Enter a league table's places and raw scores; `absent` are player pks who missed it."""
     with transaction.atomic():
         t = lock(match.round.tournament_id)
-        match = Match.objects.select_for_update().get(pk=match.pk)
+        match = Match.objects.select_for_update().select_related("round").get(pk=match.pk)
         if match.kind != MatchKind.GAME:
             raise ServiceError("Only a league table takes places and scores.")
-        seats = list(match.seats.order_by("position"))
+        seats = list(match.seats.order_by("position").select_related("player"))
+        before = _game_state(match, seats)
         for seat in seats:
             seat.absent = seat.player_id in set(absent)
         present = [s for s in seats if not s.absent]
@@ -226,25 +324,16 @@ def record_game(
         match.reported = places is not None
         match.save(update_fields=["reported"])
         touch(t)
+        audit(
+            t,
+            by,
+            AuditAction.GAME,
+            f"Round {match.round.number} table {match.table}: places and scores entered",
+            before=before,
+            after=_game_state(match, seats),
+        )
         recompute(t, changed_matches=[match.pk])
     return match
-
-
-def set_status(*, tournament: Tournament, status: str) -> None:
-    if status not in Status.values:
-        raise ServiceError(f"Unknown status {status!r}.")
-    with transaction.atomic():
-        t = lock(tournament)
-        t.status = status
-        t.save(update_fields=["status"])
-        touch(t)
-
-
-def add_round(*, tournament: Tournament, phase: int = 1, playoff: bool = False) -> Round:
-    last = tournament.rounds.aggregate(n=Max("number"))["n"] or 0
-    return Round.objects.create(
-        tournament=tournament, number=last + 1, phase=phase, playoff=playoff
-    )
 
 
 # --- Pairing ---------------------------------------------------------------------------
@@ -326,7 +415,7 @@ def _create_round(
     return round_
 
 
-def pair_next_round(*, tournament: Tournament) -> Round:
+def pair_next_round(*, tournament: Tournament, by: Any = None) -> Round:
     """Pair the next round by the tournament's system (all results must be in)."""
     from tournaments.pairing.swiss import SwissPlayer, pair_swiss
     from tournaments.pairing.tables import TablePlayer, seat_tables
@@ -400,6 +489,13 @@ def pair_next_round(*, tournament: Tournament) -> Round:
             t.status = Status.RUNNING
             t.save(update_fields=["status"])
         touch(t)
+        audit(
+            t,
+            by,
+            AuditAction.PAIR,
+            f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
+            after={"round": round_.number, "matches": round_.matches.count()},
+        )
         recompute(t)
     return round_
 
@@ -440,7 +536,7 @@ def _pair_pod(t: Tournament) -> Round:
     return first
 
 
-def undo_round(*, tournament: Tournament) -> int:
+def undo_round(*, tournament: Tournament, by: Any = None) -> int:
     """Remove the current round's pairing while it has no results; returns its number."""
     with transaction.atomic():
         t = lock(tournament)
@@ -468,12 +564,24 @@ def undo_round(*, tournament: Tournament) -> int:
             t.status = Status.REGISTRATION
         t.save(update_fields=["status"])
         touch(t)
+        audit(
+            t,
+            by,
+            AuditAction.UNDO,
+            f"Undid the pairing of round {number}",
+            before={"round": number},
+            after=None,
+        )
         recompute(t)
     return number
 
 
 def cut_to_next_phase(
-    *, tournament: Tournament, min_points: int | None = None, top: int | None = None
+    *,
+    tournament: Tournament,
+    min_points: int | None = None,
+    top: int | None = None,
+    by: Any = None,
 ) -> list[Player]:
     """Day-2 cut: only players with at least `min_points` (or the top N) play the next phase."""
     from scoring.models import Standing
@@ -506,10 +614,18 @@ def cut_to_next_phase(
         t.save(update_fields=["phase"])
         Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)
         touch(t)
+        rule = f"top {top}" if top is not None else f"{min_points} points or more"
+        audit(
+            t,
+            by,
+            AuditAction.CUT,
+            f"Cut to phase {t.phase} ({rule}): {len(advancing)} players advance",
+            after={"phase": t.phase, "players": [p.external_id for p in advancing]},
+        )
     return advancing
 
 
-def start_top_cut(*, tournament: Tournament, size: int | None = None) -> Round:
+def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = None) -> Round:
     """Single elimination for the top 8, 4 or 2 of the Swiss standings (1-8, 4-5, 2-7, 3-6)."""
     from scoring.models import Standing
     from tournaments.pairing.bracket import seed_top_cut
@@ -543,6 +659,13 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None) -> Round:
         t.top_cut = size
         t.save(update_fields=["status", "top_cut"])
         touch(t)
+        audit(
+            t,
+            by,
+            AuditAction.TOP_CUT,
+            f"Started the top {size}",
+            after={"round": round_.number, "seeds": [s.player.external_id for s in ranked]},
+        )
         recompute(t)
     return round_
 
@@ -593,7 +716,7 @@ def _swiss_seed(t: Tournament, player: Player) -> int:
     return high if seat.position == 0 else low
 
 
-def finish(*, tournament: Tournament) -> None:
+def finish(*, tournament: Tournament, by: Any = None) -> None:
     with transaction.atomic():
         t = lock(tournament)
         last = current_round(t)
@@ -606,6 +729,7 @@ def finish(*, tournament: Tournament) -> None:
         t.status = Status.FINISHED
         t.save(update_fields=["status"])
         touch(t)
+        audit(t, by, AuditAction.FINISH, "Finished the tournament")
 
 
 # --- Round clock -----------------------------------------------------------------------
@@ -627,43 +751,46 @@ def _clock_round(round_: Round) -> tuple[Tournament, Round]:
     return t, Round.objects.get(pk=round_.pk)
 
 
-def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES) -> Round:
+def _clock_changed(t: Tournament, r: Round, by: Any, summary: str) -> None:
+    r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+    touch(t)
+    audit(t, by, AuditAction.CLOCK, f"Round {r.number}: {summary}")
+
+
+def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any = None) -> Round:
     if not 1 <= minutes <= 600:
         raise ServiceError("A round lasts between 1 and 600 minutes.")
     with transaction.atomic():
         t, r = _clock_round(round)
         r.clock_ends_at = timezone.now() + timedelta(minutes=minutes)
         r.clock_paused_remaining = None
-        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
-        touch(t)
+        _clock_changed(t, r, by, f"clock started, {minutes} minutes")
     return r
 
 
-def pause_clock(*, round: Round) -> Round:
+def pause_clock(*, round: Round, by: Any = None) -> Round:
     with transaction.atomic():
         t, r = _clock_round(round)
         if r.clock_ends_at is None:
             raise ServiceError("The clock is not running.")
         r.clock_paused_remaining = r.clock_ends_at - timezone.now()
         r.clock_ends_at = None
-        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
-        touch(t)
+        _clock_changed(t, r, by, "clock paused")
     return r
 
 
-def resume_clock(*, round: Round) -> Round:
+def resume_clock(*, round: Round, by: Any = None) -> Round:
     with transaction.atomic():
         t, r = _clock_round(round)
         if r.clock_paused_remaining is None:
             raise ServiceError("The clock is not paused.")
         r.clock_ends_at = timezone.now() + r.clock_paused_remaining
         r.clock_paused_remaining = None
-        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
-        touch(t)
+        _clock_changed(t, r, by, "clock resumed")
     return r
 
 
-def add_clock_minutes(*, round: Round, minutes: int) -> Round:
+def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
     if not -600 <= minutes <= 600 or minutes == 0:
         raise ServiceError("Add between 1 and 600 minutes (negative to take time away).")
     with transaction.atomic():
@@ -675,6 +802,5 @@ def add_clock_minutes(*, round: Round, minutes: int) -> Round:
             r.clock_ends_at += delta
         else:
             raise ServiceError("Start the clock first.")
-        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
-        touch(t)
+        _clock_changed(t, r, by, f"{minutes:+d} minutes")
     return r

@@ -84,6 +84,15 @@ class PairingCost(NamedTuple):
     unequal_pairs: int
 
 
+# Ties between optimal matchings are broken by a random perturbation below the lowest
+# cost level: each weight is scaled by _TIE_BREAK * (nodes + 2) and gets a random
+# 0.._TIE_BREAK-1, so the perturbations of a whole matching never add up to one unit of
+# cost.  This makes the optimum (almost surely) unique, hence reproducible from the
+# caller's rng: rustworkx itself breaks ties by internal hash order, which varies
+# between runs.  Weights stay far below rustworkx's 128-bit limit.
+_TIE_BREAK = 1 << 24
+
+
 # ---------------------------------------------------------------------------
 # Internal indexed view of the field
 # ---------------------------------------------------------------------------
@@ -296,7 +305,7 @@ def _greedy(
                     break
             else:
                 rest.append(x)
-        if _repair(met, rest, pairs, rng):
+        if _repair(met, rest, pairs, rng, from_end=True):
             return None
     return pairs
 
@@ -306,9 +315,13 @@ def _repair(
     waiting: list[int],
     pairs: list[tuple[int, int]],
     rng: random.Random,
+    from_end: bool = False,
 ) -> list[int]:
     """Reduce pairwise-blocked leftovers by 2-swaps with existing pairs (x,y)+(u,v)
-    -> (x,u)+(y,v). Returns the leftovers that could not be placed."""
+    -> (x,u)+(y,v). Returns the leftovers that could not be placed.
+
+    `from_end` tries the latest pairs first: at the end of the field those are the
+    nearest groups, so the swap costs little (a random pair could be far away)."""
     waiting = list(waiting)
     progress = True
     while len(waiting) >= 2 and progress and pairs:
@@ -319,7 +332,7 @@ def _repair(
                 x, y = waiting[a], waiting[b]
                 mx, my = met[x], met[y]
                 for k in range(len(pairs)):
-                    idx = (start + k) % len(pairs)
+                    idx = len(pairs) - 1 - k if from_end else (start + k) % len(pairs)
                     u, v = pairs[idx]
                     if u not in mx and v not in my:
                         pairs[idx] = (x, u)
@@ -350,8 +363,13 @@ def _refine(
     pairs: list[tuple[int, int]],
     bye: int | None,
     rng: random.Random,
+    certify: bool = True,
 ) -> tuple[list[tuple[int, int]], int | None]:
     """Turn a rematch-free, bye-optimal pairing into an optimal one.
+
+    With `certify=False` the pools and edges are sized as if the slack were 0 (plus the
+    greedy's own edges, so the old pairing stays feasible): a cheap improvement whose
+    only job is to shrink the slack, and so the pools, of the certified pass.
 
     Proof sketch.  Let S be the greedy's squared_diff and LB the boundary bound (for
     the bye group g_b, which every optimum shares: the greedy's bye is already the best
@@ -391,11 +409,12 @@ def _refine(
     slack = greedy_sq - lb_sq
     if slack == 0:
         return pairs, bye  # meets the lower bound: optimal as it stands
+    plan = slack if certify else 0
     par = _parities(groups, bye_group)
     cmax = []
     for j, p in enumerate(par):
         d2 = (s[j] - s[j + 1]) ** 2
-        cmax.append(p + 2 * (slack // (2 * d2)))
+        cmax.append(p + 2 * (plan // (2 * d2)))
     r = max((len(m) for m in field.met), default=0)
 
     outside: list[list[int]] = [[] for _ in range(k)]
@@ -415,6 +434,9 @@ def _refine(
     for g in range(k):
         e = (cmax[g - 1] if g > 0 else 0) + (cmax[g] if g < k - 1 else 0)
         e += int(g == bye_group)
+        # Certified, the greedy's own outside players never exceed e (it is a pairing
+        # within the slack too); uncertified they may, and must all be pooled.
+        e = max(e, len(outside[g]))
         if e == 0:
             core.extend(internal[g])
             continue
@@ -443,7 +465,7 @@ def _refine(
     for a in sorted(by_group):
         for b in range(a, k):
             diff = s[a] - s[b]
-            if diff * diff - (gap2[b] - gap2[a]) > slack:
+            if diff * diff - (gap2[b] - gap2[a]) > plan:
                 break  # the extra cost only grows with the span
             if b not in by_group:
                 continue
@@ -454,20 +476,29 @@ def _refine(
                 for y in ga[x_i + 1 :] if a == b else gb:
                     if y not in mx:
                         raw.append((pos[x], pos[y], c))
+    if not certify:
+        # Keep the greedy's long pairs available so a perfect matching still exists.
+        for i, j in pairs:
+            diff = pts[i] - pts[j]
+            gi, gj = sorted((group_of[i], group_of[j]))
+            if diff * diff - (gap2[gj] - gap2[gi]) > plan:
+                raw.append((pos[i], pos[j], diff * diff * (n_pairs + 1) + 1))
     big = max((c for _, _, c in raw), default=0) + 1
-    edges = [(u, v, big - c) for u, v, c in raw]
+    scale = _TIE_BREAK * (len(pool) + 2)
+    edges = [(u, v, (big - c) * scale + rng.randrange(_TIE_BREAK)) for u, v, c in raw]
     graph = rx.PyGraph()
     graph.add_nodes_from(pool)
     if bye is not None and bye_group is not None:
         dummy = graph.add_node(-1)
         for p in by_group[bye_group]:
             if field.had_bye[p] == field.had_bye[bye]:
-                edges.append((pos[p], dummy, big))
+                edges.append((pos[p], dummy, big * scale + rng.randrange(_TIE_BREAK)))
     graph.add_edges_from(edges)
     matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=lambda w: w)
     new_pairs: list[tuple[int, int]] = []
     new_bye = None
-    for u, v in matching:
+    # Normalised: the set's order and the orientation of its pairs vary between runs.
+    for u, v in sorted((min(e), max(e)) for e in matching):
         a, b = graph[u], graph[v]
         if a == -1:
             new_bye = b
@@ -507,7 +538,8 @@ def _solve_exact(field: _Field, rng: random.Random) -> tuple[list[tuple[int, int
     top = w_rem * (max_met + 1) + w_sq * span * span + 2
 
     order = list(range(n))
-    rng.shuffle(order)  # ties between optimal matchings fall randomly
+    rng.shuffle(order)
+    scale = _TIE_BREAK * (n + 2)
     graph = rx.PyGraph()
     graph.add_nodes_from(order)
     edges = []
@@ -516,18 +548,20 @@ def _solve_exact(field: _Field, rng: random.Random) -> tuple[list[tuple[int, int
         for b in range(a + 1, n):
             j = order[b]
             rem, sq, uneq = field.pair_cost(i, j)
-            edges.append((a, b, top - (rem * w_rem + sq * w_sq + uneq)))
+            c = rem * w_rem + sq * w_sq + uneq
+            edges.append((a, b, (top - c) * scale + rng.randrange(_TIE_BREAK)))
     if n % 2:
         dummy = graph.add_node(-1)
         for a in range(n):
             i = order[a]
             c = int(field.had_bye[i]) * w_bye_rep + (pts[i] - pmin) * w_bye_pts
-            edges.append((a, dummy, top - c))
+            edges.append((a, dummy, (top - c) * scale + rng.randrange(_TIE_BREAK)))
     graph.add_edges_from(edges)
     matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=lambda w: w)
     pairs: list[tuple[int, int]] = []
     bye = None
-    for u, v in matching:
+    # Normalised: the set's order and the orientation of its pairs vary between runs.
+    for u, v in sorted((min(e), max(e)) for e in matching):
         a, b = graph[u], graph[v]
         if a == -1:
             bye = b
@@ -577,5 +611,7 @@ def pair_swiss(players: Sequence[SwissPlayer], rng: random.Random) -> Pairing:
     if pairs is None:
         exact_pairs, exact_bye = _solve_exact(field, rng)
         return field.to_pairing(exact_pairs, exact_bye, rng)
+    # A cheap pass first shrinks the slack (and so the pools) of the certified pass.
+    pairs, bye = _refine(field, groups, pairs, bye, rng, certify=False)
     pairs, bye = _refine(field, groups, pairs, bye, rng)
     return field.to_pairing(pairs, bye, rng)

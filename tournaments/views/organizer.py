@@ -312,7 +312,9 @@ def add_player(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if not form.is_valid():
         return players_response(request, tournament, error=first_error(form), status=422)
     try:
-        services.register_players(tournament=tournament, names=[form.cleaned_data["name"]])
+        services.register_players(
+            tournament=tournament, names=[form.cleaned_data["name"]], by=request.user
+        )
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
     late = " (late entry, starts at 0 points)" if tournament.rounds.exists() else ""
@@ -328,7 +330,9 @@ def paste_players(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             request, tournament, error=first_error(form), status=422, paste_form=form
         )
     try:
-        added = services.register_players(tournament=tournament, names=form.cleaned_data["names"])
+        added = services.register_players(
+            tournament=tournament, names=form.cleaned_data["names"], by=request.user
+        )
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422, paste_form=form)
     return players_response(request, tournament, notice=f"Added {len(added)} players.")
@@ -346,7 +350,7 @@ def rename_player(request: HttpRequest, tournament: Tournament, pk: int) -> Http
     if not form.is_valid():
         return players_response(request, tournament, error=first_error(form), status=422)
     try:
-        services.rename_player(player=player, name=form.cleaned_data["name"])
+        services.rename_player(player=player, name=form.cleaned_data["name"], by=request.user)
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
     return players_response(request, tournament, notice=f"Renamed to {player.name}.")
@@ -355,14 +359,14 @@ def rename_player(request: HttpRequest, tournament: Tournament, pk: int) -> Http
 @manager_required
 @require_POST
 def drop_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
-    player = services.drop_player(player=player_of(tournament, pk))
+    player = services.drop_player(player=player_of(tournament, pk), by=request.user)
     return players_response(request, tournament, notice=f"{player.name} dropped.")
 
 
 @manager_required
 @require_POST
 def readmit_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
-    player = services.readmit_player(player=player_of(tournament, pk))
+    player = services.readmit_player(player=player_of(tournament, pk), by=request.user)
     return players_response(request, tournament, notice=f"{player.name} is back in.")
 
 
@@ -385,7 +389,7 @@ def board_action(
 @require_POST
 def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
-        round_ = services.pair_next_round(tournament=tournament)
+        round_ = services.pair_next_round(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     what = "Playoff round" if round_.playoff else "Round"
@@ -396,7 +400,7 @@ def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_POST
 def undo(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
-        number = services.undo_round(tournament=tournament)
+        number = services.undo_round(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     return board_action(request, tournament, notice=f"The pairing of round {number} is undone.")
@@ -415,6 +419,7 @@ def cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             tournament=tournament,
             min_points=value if by_points else None,
             top=None if by_points else value,
+            by=request.user,
         )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
@@ -430,7 +435,9 @@ def top_cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if not form.is_valid():
         return board_action(request, tournament, error=first_error(form))
     try:
-        services.start_top_cut(tournament=tournament, size=form.cleaned_data["size"])
+        services.start_top_cut(
+            tournament=tournament, size=form.cleaned_data["size"], by=request.user
+        )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     return board_action(
@@ -442,7 +449,7 @@ def top_cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_POST
 def finish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
-        services.finish(tournament=tournament)
+        services.finish(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     return board_action(request, tournament, notice="The tournament is finished.")
@@ -525,7 +532,11 @@ def result(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
     data = form.cleaned_data
     try:
         services.record_result(
-            match=match, wins=data["wins"], draws=data["draws"], double_loss=data["double_loss"]
+            match=match,
+            wins=data["wins"],
+            draws=data["draws"],
+            double_loss=data["double_loss"],
+            by=request.user,
         )
     except ServiceError as exc:
         return result_response(request, tournament, match, error=str(exc))
@@ -543,7 +554,11 @@ def game(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     data = form.cleaned_data
     try:
         services.record_game(
-            match=match, places=data["places"], scores=data["scores"], absent=data["absent"]
+            match=match,
+            places=data["places"],
+            scores=data["scores"],
+            absent=data["absent"],
+            by=request.user,
         )
     except ServiceError as exc:
         return result_response(request, tournament, match, error=str(exc))
