@@ -136,4 +136,4 @@ def test_drops_pairings_and_undo_are_audited(event: Any) -> None:
     services.pair_next_round(tournament=event)
     services.undo_round(tournament=event)
     actions = list(AuditEntry.objects.filter(tournament=event).values_list("action", flat=True))
-    assert actions == [AuditAction.UNDO, AuditAction.PAIR, AuditAction.DROP]
+    assert actions == [AuditAction.UNDO, AuditAction.PAIR, AuditAction.DROP, AuditAction.IMPORT]

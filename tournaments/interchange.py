@@ -16,13 +16,14 @@ from typing import Any
 from django.db import transaction
 
 from scoring.engine.records import SYSTEMS
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
+from tournaments.models import AuditAction, Match, MatchKind, Player, Round, Seat, Tournament
 
 FORMAT = "swiss-tournament/1"
 MAX_ERRORS = 25
 # shared/spec/scoring.md section 4: a game seats 3 to 5 players.
 LEAGUE_TABLE_MIN, LEAGUE_TABLE_MAX = 3, 5
 MAX_GAMES = 99  # far above any real match; stops a typo such as 2000 from being stored
+MAX_SCORE = 10**9  # Seat.score holds 10 digits before the point
 
 
 class DocumentError(ValueError):
@@ -42,6 +43,10 @@ def parse_document(text: str | bytes) -> dict[str, Any]:
         raise DocumentError(
             [f"document: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]
         ) from exc
+    except RecursionError:
+        raise DocumentError(["document: nested too deeply to be a tournament"]) from None
+    except ValueError as exc:  # e.g. Python's limit on the digits of an integer
+        raise DocumentError([f"document: not usable JSON: {exc}"]) from None
     validate_document(doc)
     return doc
 
@@ -80,6 +85,18 @@ class _Checker:
             self.add(place, f"expected {what}, got {_type_name(value)}")
         return ok
 
+    def text(self, place: str, value: str, *, maximum: int) -> bool:
+        """A name or an id: not blank, not too long, no control characters (NUL ...)."""
+        if not value.strip():
+            self.add(place, "must not be empty")
+        elif len(value) > maximum:
+            self.add(place, f"longer than {maximum} characters")
+        elif any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
+            self.add(place, "contains a control character")
+        else:
+            return True
+        return False
+
     def count(self, place: str, value: Any, *, minimum: int = 0, maximum: int = MAX_GAMES) -> bool:
         if not _is_int(value):
             self.add(place, f"expected an integer, got {_type_name(value)}")
@@ -101,8 +118,8 @@ def validate_document(doc: Any) -> None:
     if doc.get("format", FORMAT) != FORMAT:
         c.add("format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
     name = doc.get("name")
-    if c.expect("name", name, str, "a string") and not name.strip():
-        c.add("name", "must not be empty")
+    if c.expect("name", name, str, "a string"):
+        c.text("name", name, maximum=200)
     system = doc.get("system")
     if system not in SYSTEMS:
         c.add("system", f"unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
@@ -123,19 +140,12 @@ def validate_document(doc: Any) -> None:
                 continue
             pid = player.get("id")
             if c.expect(f"{place}.id", pid, str, "a string"):
-                if not pid:
-                    c.add(f"{place}.id", "must not be empty")
-                elif pid in ids:
+                if c.text(f"{place}.id", pid, maximum=100) and pid in ids:
                     c.add(f"{place}.id", f"duplicate player id {pid!r}")
-                elif len(pid) > 100:
-                    c.add(f"{place}.id", "longer than 100 characters")
                 ids.add(pid)
             pname = player.get("name")
             if c.expect(f"{place}.name", pname, str, "a string"):
-                if not pname.strip():
-                    c.add(f"{place}.name", "must not be empty")
-                elif len(pname) > 200:
-                    c.add(f"{place}.name", "longer than 200 characters")
+                c.text(f"{place}.name", pname, maximum=200)
             if player.get("dropped_after_round") is not None:
                 c.count(
                     f"{place}.dropped_after_round",
@@ -201,6 +211,9 @@ def _check_match(
     for flag in ("bye", "loss"):
         if flag in match and not isinstance(match[flag], bool):
             c.add(f"{place}.{flag}", f"expected true or false, got {_type_name(match[flag])}")
+    if system == "league" and loss is True:
+        c.add(f"{place}.loss", "a league has no losses without an opponent: use absent")
+        return
     if bye is True or loss is True:
         if bye is True and loss is True:
             c.add(place, "a match cannot be both a bye and a loss")
@@ -213,7 +226,7 @@ def _check_match(
             if key in match:
                 c.add(f"{place}.{key}", f"not allowed on a {'bye' if bye is True else 'loss'}")
         return
-    if system == "league" and ("places" in match or len(players) != 2):
+    if system == "league":
         _check_game(c, place, match, players, ids, seated)
         return
     if len(players) != 2:
@@ -301,6 +314,8 @@ def _check_game(
             for k, s in enumerate(scores):
                 if not _is_number(s):
                     c.add(f"{place}.scores[{k}]", f"expected a number, got {_type_name(s)}")
+                elif abs(s) >= MAX_SCORE:
+                    c.add(f"{place}.scores[{k}]", f"must be below {MAX_SCORE:,} in size")
 
 
 def _decimal(value: int | float) -> Decimal:
@@ -378,6 +393,10 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
     if any(r.get("playoff") for r in played) and tournament.status == "running":
         tournament.status = "top_cut"
         tournament.save(update_fields=["status"])
+    from tournaments.services import audit
+
+    audit(tournament, owner, AuditAction.IMPORT,
+          f"Imported {len(players)} players and {len(rounds)} rounds")  # fmt: skip
     recompute(tournament)
     return tournament
 
@@ -387,7 +406,7 @@ def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:
         kind, reported = MatchKind.BYE, True
     elif m.get("loss") is True:
         kind, reported = MatchKind.LOSS, True
-    elif system == "league" and ("places" in m or len(m["players"]) != 2):
+    elif system == "league":
         kind, reported = MatchKind.GAME, "places" in m
     elif m.get("result") == "double_loss":
         kind, reported = MatchKind.DOUBLE_LOSS, True

@@ -213,6 +213,24 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
         raise ServiceError("A best-of-3 has at most 3 games.")
 
 
+UNDONE = "That match is no longer in the event: its round was undone. Reload the pairings."
+
+
+def _tournament_of(match: Match) -> int:
+    try:
+        return match.round.tournament_id
+    except Round.DoesNotExist:
+        raise ServiceError(UNDONE) from None
+
+
+def _locked_match(match: Match) -> Match:
+    """The match as it is now, locked; refused if its round was undone meanwhile."""
+    try:
+        return Match.objects.select_for_update().select_related("round").get(pk=match.pk)
+    except Match.DoesNotExist:
+        raise ServiceError(UNDONE) from None
+
+
 def _result_state(match: Match, seats: Sequence[Seat]) -> dict[str, Any]:
     return {
         "reported": match.reported,
@@ -251,8 +269,8 @@ def record_result(
 ) -> Match:
     """Enter or correct a two-player result; wins None clears it. Recomputes standings."""
     with transaction.atomic():
-        t = lock(match.round.tournament_id)
-        match = Match.objects.select_for_update().select_related("round").get(pk=match.pk)
+        t = lock(_tournament_of(match))
+        match = _locked_match(match)
         if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
             raise ServiceError("Byes and losses without an opponent have no result to enter.")
         if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
@@ -297,8 +315,8 @@ def record_game(
 ) -> Match:
     """Enter a league table's places and raw scores; `absent` are player pks who missed it."""
     with transaction.atomic():
-        t = lock(match.round.tournament_id)
-        match = Match.objects.select_for_update().select_related("round").get(pk=match.pk)
+        t = lock(_tournament_of(match))
+        match = _locked_match(match)
         if match.kind != MatchKind.GAME:
             raise ServiceError("Only a league table takes places and scores.")
         seats = list(match.seats.order_by("position").select_related("player"))
@@ -804,3 +822,38 @@ def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
             raise ServiceError("Start the clock first.")
         _clock_changed(t, r, by, f"{minutes:+d} minutes")
     return r
+
+
+# --- Staff -----------------------------------------------------------------------------
+
+
+def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
+    """The owner adds a staff member by username; staff may run the event like the owner."""
+    from django.contrib.auth import get_user_model
+
+    username = username.strip()
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise ServiceError(f"There is no user called {username!r}.")
+    with transaction.atomic():
+        t = lock(tournament)
+        if user.pk == t.owner_id:
+            raise ServiceError(f"{username} owns this tournament already.")
+        if t.staff.filter(pk=user.pk).exists():
+            raise ServiceError(f"{username} is staff already.")
+        t.staff.add(user)
+        touch(t)
+        audit(t, by, AuditAction.STAFF, f"Added {username} to the staff", after=username)
+    return user
+
+
+def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> None:
+    with transaction.atomic():
+        t = lock(tournament)
+        user = t.staff.filter(pk=user_id).first()
+        if user is None:
+            raise ServiceError("That user is not on the staff.")
+        t.staff.remove(user)
+        touch(t)
+        audit(t, by, AuditAction.STAFF, f"Removed {user.get_username()} from the staff",
+              before=user.get_username())  # fmt: skip

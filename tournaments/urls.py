@@ -1,7 +1,9 @@
 from django.contrib import admin
+from django.contrib.auth.views import redirect_to_login
 from django.urls import include, path
 
 from tournaments.views import public
+from tournaments.views.auth import RateLimitedLoginView
 
 urlpatterns = [
     path("", public.home, name="home"),
@@ -15,6 +17,13 @@ urlpatterns = [
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),
     path("manage/", include("tournaments.urls_manage")),
+    path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # The admin signs in through the same rate-limited login.
+    path(
+        "admin/login/",
+        lambda request: redirect_to_login(request.GET.get("next", "/admin/")),
+        name="admin_login",
+    ),
     path("admin/", admin.site.urls),
 ]

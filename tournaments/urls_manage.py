@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from tournaments.views import organizer
+from tournaments.views import event_tools, organizer
 
 urlpatterns = [
     path("", organizer.dashboard, name="manage_dashboard"),
     path("create/", organizer.create, name="manage_create"),
+    path("restore/", event_tools.restore, name="manage_restore"),
 ]

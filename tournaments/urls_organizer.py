@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.views import organizer
+from tournaments.views import event_tools, organizer
 
 urlpatterns = [
     path("", organizer.event, name="manage_event"),
@@ -19,4 +19,9 @@ urlpatterns = [
     path("finish/", organizer.finish, name="manage_finish"),
     path("matches/<int:pk>/result/", organizer.result, name="manage_result"),
     path("matches/<int:pk>/game/", organizer.game, name="manage_game"),
+    path("clock/", event_tools.clock, name="manage_clock"),
+    path("share/", event_tools.share, name="manage_share"),
+    path("staff/", event_tools.staff, name="manage_staff"),
+    path("audit/", event_tools.audit_log, name="manage_audit"),
+    path("backup.json", event_tools.backup, name="manage_backup"),
 ]

@@ -3,17 +3,33 @@
 Speed matters here (8,192 players x 15 rounds in well under 100 ms), so the hot loops
 work on integer lists indexed by player, never on Fractions: every percentage is kept as
 an integer numerator over one denominator shared by the whole group being compared, and
-sort keys are plain integer tuples. Fractions are only built for the output rows.
+a sort key is one int (the tiebreak chain packed into fixed-width bit fields). Fractions
+are only built for the output rows. Most per-player steps are one C-level pass each
+(map/zip/compress over whole lists); the Python-level loops left are one `+=` per seat.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
-from itertools import chain, compress, groupby
+from itertools import chain, compress, islice, repeat
 from math import gcd, lcm
-from operator import attrgetter, itemgetter
+from operator import (
+    add,
+    and_,
+    attrgetter,
+    eq,
+    floordiv,
+    itemgetter,
+    lshift,
+    mul,
+    ne,
+    not_,
+    or_,
+    rshift,
+)
 
 from .ranking import draw_key, playoff_order
 from .records import (
@@ -106,8 +122,7 @@ def _pack(game_points: int, games: int, wins: int, losses: int, draws: int, oppo
 
 
 def _field(totals: list[int], offset: int) -> list[int]:
-    mask = _FIELD_MASK
-    return [(t >> offset) & mask for t in totals]
+    return list(map(and_, map(rshift, totals, repeat(offset)), repeat(_FIELD_MASK)))
 
 
 # A loss with no opponent: a round played worth nothing, no games (scoring.md s.1).
@@ -118,6 +133,7 @@ _DOUBLE_LOSS_CODE = _pack(0, 0, 0, 1, 0, 1)
 # (kind, wins, draws) of a match: everything its scoring depends on.
 _match_key = attrgetter("kind", "wins", "draws")
 _match_players = attrgetter("players")
+_player_id = attrgetter("id")
 
 
 def _seats_of(round_: RoundRecord) -> map[tuple[str, ...]]:
@@ -197,55 +213,84 @@ def _tally(
 def _opponent_sums(values: list[int], pairings: list[list[int]]) -> list[int]:
     """Per player, the sum of `values` of every opponent met (once per match)."""
     sums = [0] * len(values)
-    get = values.__getitem__
     for seats in pairings:
-        met = list(map(get, seats))
-        # Seats 2k and 2k+1 faced each other: swap each pair.
-        swapped = met[:]
-        swapped[0::2] = met[1::2]
-        swapped[1::2] = met[0::2]
-        for i, value in zip(seats, swapped, strict=True):
-            sums[i] += value
+        # Seats 2k and 2k+1 faced each other.
+        pairs = iter(seats)
+        for a, b in zip(pairs, pairs, strict=True):
+            sums[a] += values[b]
+            sums[b] += values[a]
     return sums
 
 
+# Building objects without their (Python-level) constructors. A large event needs ~16k
+# Fractions and 8k StandingRows, and most of their constructors' time goes to generic
+# checks and per-field calls; filling the slots with one C-level map per field makes
+# exactly the same objects. Both fall back to the constructors if a Python version ever
+# lays them out differently (checked once, below).
 _new_object = object.__new__
+_consume = deque(maxlen=0).extend
 
 
-def _fraction(numerator: int, denominator: int) -> Fraction:
-    """Fraction(numerator, denominator) for non-negative ints, about twice as fast.
+def _fractions(numerators: list[int], denominators: list[int]) -> list[Fraction]:
+    """[Fraction(n, d) for n, d in zip(...)] for non-negative ints, d > 0."""
+    divisors = list(map(gcd, numerators, denominators))
+    out = list(map(_new_object, repeat(Fraction, len(numerators))))
+    _consume(map(_SET_NUMERATOR, out, map(floordiv, numerators, divisors)))
+    _consume(map(_SET_DENOMINATOR, out, map(floordiv, denominators, divisors)))
+    return out
 
-    Fraction's constructor spends most of its time in generic type checks; the output
-    rows need ~16k of them for a large event. Falls back to the public constructor if
-    this Python's Fraction ever stops being the (_numerator, _denominator) pair.
-    """
-    g = gcd(numerator, denominator)
-    value = _new_object(Fraction)
-    value._numerator = numerator // g  # type: ignore[attr-defined]
-    value._denominator = denominator // g  # type: ignore[attr-defined]
-    return value
+
+_ROW_FIELDS = tuple(f.name for f in fields(StandingRow))
+
+
+def _rows(*columns: Sequence[object]) -> list[StandingRow]:
+    """[StandingRow(*values) for values in zip(*columns)], one column per field."""
+    rows = list(map(_new_object, repeat(StandingRow, len(columns[0]))))
+    for setter, column in zip(_ROW_SETTERS, columns, strict=True):
+        _consume(map(setter, rows, column))
+    return rows
+
+
+def _fractions_slow(numerators: list[int], denominators: list[int]) -> list[Fraction]:
+    return list(map(Fraction, numerators, denominators))
+
+
+def _rows_slow(*columns: Sequence[object]) -> list[StandingRow]:
+    return list(map(StandingRow, *columns))
 
 
 try:
-    if _fraction(6, 4) != Fraction(3, 2) or hash(_fraction(6, 4)) != hash(Fraction(3, 2)):
+    _SET_NUMERATOR = Fraction.__dict__["_numerator"].__set__
+    _SET_DENOMINATOR = Fraction.__dict__["_denominator"].__set__
+    _ROW_SETTERS = tuple(StandingRow.__dict__[name].__set__ for name in _ROW_FIELDS)
+    _sample = ([6, 0, 5], [4, 7, 1])
+    _made = _fractions(*_sample)
+    if _made != _fractions_slow(*_sample) or list(map(hash, _made)) != [
+        hash(Fraction(3, 2)),
+        hash(Fraction(0)),
+        hash(Fraction(5)),
+    ]:
         raise TypeError
-except (AttributeError, TypeError):  # pragma: no cover - depends on the Python version
-
-    def _fraction(numerator: int, denominator: int) -> Fraction:
-        return Fraction(numerator, denominator)
+    _columns = (["p"], [1], [Fraction(3)], [1], [0], [0], [1], [{"omw": Fraction(1, 3)}])
+    if _rows(*_columns) != _rows_slow(*_columns):
+        raise TypeError
+except (AttributeError, KeyError, TypeError):  # pragma: no cover - depends on the Python
+    _fractions = _fractions_slow
+    _rows = _rows_slow
 
 
 class _Group:
     """Tiebreak values of players compared with one another, by player index.
 
-    All OMW%/GW%/OGW% of one group are integer numerators over shared denominators, so
-    the sort keys are plain integer tuples and mathematically equal values are equal.
+    All OMW%/GW%/OGW% of one group are integer numerators over shared denominators, and
+    a player's sort key packs (match points, OMW%, GW%, OGW%) into one int, so sorting
+    compares plain ints and mathematically equal values give equal keys.
     """
 
     __slots__ = ("gw", "keys", "ogw", "omw")
 
     def __init__(self, size: int) -> None:
-        self.keys: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)] * size
+        self.keys: list[int] = [0] * size
         self.omw: list[Fraction] = [MTR_FLOOR] * size
         self.gw: list[Fraction] = [MTR_FLOOR] * size
         self.ogw: list[Fraction] = [MTR_FLOOR] * size
@@ -260,93 +305,129 @@ def _common(floor: Fraction, denominators: set[int]) -> int:
     return common
 
 
+def _pack_key(columns: list[list[int]]) -> list[int]:
+    """One int per player ordering like the tuple of `columns` (non-negative ints)."""
+    keys = columns[0]
+    for column in columns[1:]:
+        width = max(column, default=0).bit_length()
+        keys = list(map(or_, map(lshift, keys, repeat(width)), column))
+    return keys
+
+
+class _Columns:
+    """A totals list unpacked into one list per field, by player index."""
+
+    __slots__ = ("counts", "draws", "game_points", "games", "losses", "played", "points", "wins")
+
+    def __init__(self, totals: list[int]) -> None:
+        self.game_points = _field(totals, _GP)
+        self.games = _field(totals, _GAMES)
+        self.wins = wins = _field(totals, _WINS)
+        self.losses = losses = _field(totals, _LOSSES)
+        self.draws = draws = _field(totals, _DRAWS)
+        self.counts = _field(totals, _OPPONENTS)
+        self.points = list(
+            map(add, map(mul, wins, repeat(WIN_POINTS)), map(mul, draws, repeat(DRAW_POINTS)))
+        )
+        self.played = list(map(add, map(add, wins, losses), draws))
+
+
 def _group_values(
-    totals: list[int],
+    columns: _Columns,
     pairings: list[list[int]],
     group: list[int],
     rules: SwissRules,
     values: _Group,
 ) -> None:
-    """Fill `values` for the players in `group`, from the totals and pairings given."""
+    """Fill `values` for the players in `group`, from the totals and pairings given.
+
+    Computed for every player (one C-level pass per step) and kept for the group only.
+    """
     floor = rules.floor
-    game_points = _field(totals, _GP)
-    games = _field(totals, _GAMES)
-    wins = _field(totals, _WINS)
-    losses = _field(totals, _LOSSES)
-    draws = _field(totals, _DRAWS)
-    counts = _field(totals, _OPPONENTS)
-    points = [WIN_POINTS * w + DRAW_POINTS * d for w, d in zip(wins, draws, strict=True)]
-    played = [w + lo + d for w, lo, d in zip(wins, losses, draws, strict=True)]
+    game_points = columns.game_points
+    games = columns.games
+    counts = columns.counts
+    points = columns.points
+    played = columns.played
+    size = len(points)
+    # Players who met no opponent / played no game: patched below, usually very few.
+    lonely = list(compress(range(size), map(not_, counts)))
+    gameless = list(compress(range(size), map(not_, games)))
 
     # MW% = match points / (3 x rounds played), GW% = game points / (3 x games played),
-    # both floored, as integer numerators over mw_den / gw_den.
-    mw_den = _common(floor, set(played))
-    gw_den = _common(floor, set(games))
+    # both floored, as integer numerators over mw_den / gw_den. A scale of 0 for 0 rounds
+    # or games makes the numerator 0, so the floor applies (MTR Appendix C; melee: 1/3).
+    played_set = set(played)
+    games_set = set(games)
+    mw_den = _common(floor, played_set)
+    gw_den = _common(floor, games_set)
     mw_floor = floor.numerator * (mw_den // floor.denominator)
     gw_floor = floor.numerator * (gw_den // floor.denominator)
-    mw_scale = {r: mw_den // (3 * r) for r in set(played) if r}
-    gw_scale = {g: gw_den // (3 * g) for g in set(games) if g}
+    mw_scale = {r: mw_den // (3 * r) if r else 0 for r in played_set}
+    gw_scale = {g: gw_den // (3 * g) if g else 0 for g in games_set}
     mw = [
-        max(mw_floor, p * mw_scale[r]) if r else mw_floor
-        for p, r in zip(points, played, strict=True)
+        x if x > mw_floor else mw_floor for x in map(mul, points, map(mw_scale.__getitem__, played))
     ]
-    # No games played: GW% at the floor (MTR Appendix C; melee: 1/3).
-    own_gw = [gp * gw_scale[g] if g else gw_floor for gp, g in zip(game_points, games, strict=True)]
-    gw = [x if x > gw_floor else gw_floor for x in own_gw]
+    raw_gw = list(map(mul, game_points, map(gw_scale.__getitem__, games)))
+    gw = [x if x > gw_floor else gw_floor for x in raw_gw]
     if rules.floor_own_gw:
-        own_gw = gw  # dci keeps the player's own GW% unfloored
+        own_gw = gw
+    else:  # dci keeps the player's own GW% unfloored (no games: still the floor)
+        own_gw = raw_gw
+        for i in gameless:
+            own_gw[i] = gw_floor
 
     # Both opponent sums in one pass: MW% and GW% numerators packed in one int each.
     most = max(counts, default=0)
     shift = (max(gw, default=0) * max(most, 1)).bit_length() + 1
     low = (1 << shift) - 1
-    packed = [(m << shift) | g for m, g in zip(mw, gw, strict=True)]
-    sums = _opponent_sums(packed, pairings)
+    sums = _opponent_sums(list(map(or_, map(lshift, mw, repeat(shift)), gw)), pairings)
+    omw_sums = list(map(rshift, sums, repeat(shift)))
+    ogw_sums = list(map(and_, sums, repeat(low)))
 
     # Averages over a shared denominator: avg = sum / (n x den), so use lcm(n) x den,
     # widened to hold the no-opponent value exactly too.
-    group_counts = {counts[i] for i in group}
+    count_set = set(counts)
     count_lcm = 1
-    for n in group_counts:
+    for n in count_set:
         if n:
             count_lcm = lcm(count_lcm, n)
     none = rules.no_opponent
     omw_all = lcm(count_lcm * mw_den, none.denominator)
     ogw_all = lcm(count_lcm * gw_den, none.denominator)
-    omw_factor = {
-        n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in group_counts if n
-    }
-    ogw_factor = {
-        n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in group_counts if n
-    }
+    omw_factor = {n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in count_set if n}
+    ogw_factor = {n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in count_set if n}
     # Met no opponent (only byes, or never played): the preset's fixed value.
     omw_factor[0] = ogw_factor[0] = 0
+    omw_key = list(map(mul, omw_sums, map(omw_factor.__getitem__, counts)))
+    ogw_key = list(map(mul, ogw_sums, map(ogw_factor.__getitem__, counts)))
     omw_none = none.numerator * (omw_all // none.denominator)
     ogw_none = none.numerator * (ogw_all // none.denominator)
+    for i in lonely:
+        omw_key[i] = omw_none
+        ogw_key[i] = ogw_none
+    keys = _pack_key([points, omw_key, own_gw, ogw_key])
 
-    gw_cache: dict[int, Fraction] = {}
-    keys = values.keys
-    omw_out = values.omw
-    gw_out = values.gw
-    ogw_out = values.ogw
+    denominators = [n or 1 for n in counts]  # 1 for no opponent: replaced below
+    omw = _fractions(omw_sums, list(map(mul, denominators, repeat(mw_den))))
+    ogw = _fractions(ogw_sums, list(map(mul, denominators, repeat(gw_den))))
+    for i in lonely:
+        omw[i] = ogw[i] = none
+    distinct_gw = list(set(own_gw))
+    gw_of = dict(
+        zip(distinct_gw, _fractions(distinct_gw, [gw_den] * len(distinct_gw)), strict=True)
+    )
+    gw_out = list(map(gw_of.__getitem__, own_gw))
+
+    if len(group) == size:  # everyone (the usual single-phase event)
+        values.keys, values.omw, values.gw, values.ogw = keys, omw, gw_out, ogw
+        return
+    out_keys, out_omw, out_gw, out_ogw = values.keys, values.omw, values.gw, values.ogw
     for i in group:
-        n = counts[i]
-        total = sums[i]
-        own = own_gw[i]
-        if n:
-            omw_sum = total >> shift
-            ogw_sum = total & low
-            keys[i] = (points[i], omw_sum * omw_factor[n], own, ogw_sum * ogw_factor[n])
-            omw_out[i] = _fraction(omw_sum, n * mw_den)
-            ogw_out[i] = _fraction(ogw_sum, n * gw_den)
-        else:
-            keys[i] = (points[i], omw_none, own, ogw_none)
-            omw_out[i] = none
-            ogw_out[i] = none
-        fraction = gw_cache.get(own)
-        if fraction is None:
-            fraction = gw_cache[own] = _fraction(own, gw_den)
-        gw_out[i] = fraction
+        out_keys[i] = keys[i]
+        out_omw[i] = omw[i]
+        out_gw[i] = gw_out[i]
+        out_ogw[i] = ogw[i]
 
 
 def _tally_phases(
@@ -360,6 +441,10 @@ def _tally_phases(
     totals = [0] * len(index)
     pairings: list[list[int]] = []
     snapshots: list[tuple[int, list[int], int]] = []
+    if len(phases) == 1:
+        _tally(swiss, index, codes, totals, pairings)
+        snapshots.append((phases[0], totals, len(pairings)))
+        return totals, pairings, snapshots
     for phase in phases:
         _tally([r for r in swiss if r.phase == phase], index, codes, totals, pairings)
         snapshots.append((phase, list(totals), len(pairings)))
@@ -372,8 +457,8 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     """Standings rows, best first, for `rounds` (already cut to the requested round and
     holding only rounds with at least one result)."""
     rules = rules_for(event)
-    ids: list[str] = [p.id for p in event.players]
-    index = {pid: i for i, pid in enumerate(ids)}
+    ids: list[str] = list(map(_player_id, event.players))
+    index = dict(zip(ids, range(len(ids)), strict=True))
     swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
     playoffs = [r for r in rounds if r.playoff]
     phases = sorted({r.phase for r in swiss})
@@ -395,9 +480,10 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     last_phase = [0] * size
     previous = [0] * size
     for phase, state, _ in snapshots:
-        for i, (now, before) in enumerate(zip(state, previous, strict=True)):
-            if now != before:
-                last_phase[i] = phase
+        last_phase = [
+            phase if changed else before
+            for changed, before in zip(map(ne, state, previous), last_phase, strict=True)
+        ]
         previous = state
 
     # scoring.md s.1: a player who plays no round of a later phase keeps their values as
@@ -405,21 +491,24 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     # melee.gg confirms the literal reading: it holds for players who stopped earlier in
     # that phase too (a Day 1 drop is frozen at the end of Day 1 like a missed cut), while
     # a Day 2 drop uses the final records of their opponents.
-    members: dict[int, list[int]] = {}
-    for i in range(size):
-        members.setdefault(last_phase[i], []).append(i)
+    members = {
+        phase: list(compress(range(size), map(eq, last_phase, repeat(phase))))
+        for phase in set(last_phase)
+    }
     values = _Group(size)
+    final = _Columns(totals)
     final_phase = snapshots[-1][0]
     for phase, state, column_count in snapshots:
         group = members.get(phase, [])
         if phase == final_phase and phase:
             group = group + members.get(0, [])  # never played: the floors, ranked last
         if group:
-            _group_values(state, pairings[:column_count], group, rules, values)
+            columns = final if state is totals else _Columns(state)
+            _group_values(columns, pairings[:column_count], group, rules, values)
 
     # Made-the-cut players first (a frozen player never passes a Day 2 player), then the
     # chain: match points, OMW%, GW%, OGW%; then the seeded draw among exact ties.
-    sort_keys = [(phase, *key) for phase, key in zip(last_phase, values.keys, strict=True)]
+    sort_keys = _pack_key([last_phase, values.keys])
     swiss_order = sorted(range(size), key=sort_keys.__getitem__, reverse=True)
     swiss_order = _seeded_draw(swiss_order, sort_keys, ids, event.seed)
     order = swiss_order
@@ -428,31 +517,32 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
         in_bracket = {index[pid] for pid in bracket}
         order = [index[pid] for pid in bracket] + [i for i in swiss_order if i not in in_bracket]
 
-    omw = values.omw
-    gw = values.gw
-    ogw = values.ogw
-    wins = _field(totals, _WINS)
-    losses = _field(totals, _LOSSES)
-    draws = _field(totals, _DRAWS)
-    points_of: dict[int, Fraction] = {}
-    for w, d in set(zip(wins, draws, strict=True)):
-        points_of.setdefault(
-            WIN_POINTS * w + DRAW_POINTS * d, Fraction(WIN_POINTS * w + DRAW_POINTS * d)
-        )
-    rows = [
-        StandingRow(
-            player=ids[i],
-            rank=rank,
-            points=points_of[WIN_POINTS * wins[i] + DRAW_POINTS * draws[i]],
-            wins=wins[i],
-            losses=losses[i],
-            draws=draws[i],
-            played=wins[i] + losses[i] + draws[i],
-            tiebreakers={"omw": omw[i], "gw": gw[i], "ogw": ogw[i]},
-        )
-        for rank, i in enumerate(order, start=1)
-    ]
-    return rows
+    points = final.points
+    distinct_points = list(set(points))
+    points_of = dict(
+        zip(distinct_points, _fractions(distinct_points, [1] * len(distinct_points)), strict=True)
+    )
+    wins = list(map(final.wins.__getitem__, order))
+    losses = list(map(final.losses.__getitem__, order))
+    draws = list(map(final.draws.__getitem__, order))
+    return _rows(
+        list(map(ids.__getitem__, order)),
+        range(1, len(order) + 1),
+        list(map(points_of.__getitem__, map(points.__getitem__, order))),
+        wins,
+        losses,
+        draws,
+        list(map(add, map(add, wins, losses), draws)),
+        [
+            {"omw": a, "gw": b, "ogw": c}
+            for a, b, c in zip(
+                map(values.omw.__getitem__, order),
+                map(values.gw.__getitem__, order),
+                map(values.ogw.__getitem__, order),
+                strict=True,
+            )
+        ],
+    )
 
 
 def _seeded_draw(
@@ -463,10 +553,19 @@ def _seeded_draw(
     Hashing only the tied players keeps the draw off the hot path; the result is the same
     as sorting everyone with the draw as the last key.
     """
-    out: list[int] = []
-    for _, run_iter in groupby(order, key=sort_keys.__getitem__):
-        run = list(run_iter)
-        if len(run) > 1:
-            run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
-        out.extend(run)
+    ranked = list(map(sort_keys.__getitem__, order))
+    # Positions p whose player ties with the one at p - 1 (found in one C-level pass).
+    tied = list(compress(range(1, len(order)), map(eq, ranked, islice(ranked, 1, None))))
+    out = list(order)
+    k = 0
+    while k < len(tied):
+        start = tied[k] - 1
+        end = tied[k] + 1
+        k += 1
+        while k < len(tied) and tied[k] == end:
+            end += 1
+            k += 1
+        run = out[start:end]
+        run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
+        out[start:end] = run
     return out

@@ -36,6 +36,7 @@ from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Sy
 from tournaments.pairing.bracket import BRACKET_SEEDS, suggested_swiss_rounds
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
+from tournaments.views.event_tools import clock_context
 from tournaments.views.public import standings_context
 
 SWISS_SYSTEMS = {System.MTR, System.DCI, System.MELEE}
@@ -197,6 +198,7 @@ def board_context(
         "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
         **standings_context(t),
         **bracket_context(t),
+        **clock_context(t),
     }
     ctx["can_finish"] = (t.status == Status.RUNNING and missing_now == 0 and last is not None) or (
         t.status == Status.TOP_CUT and ctx["bracket_final_decided"]

@@ -1,0 +1,197 @@
+"""The organizer's tools around an event: round clock, sharing (QR code), staff, audit
+log, backup and restore. One screen or one action each; every action works as a plain
+POST (redirect back) and with HTMX (the panel it changed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from tournaments import services
+from tournaments.interchange import DocumentError, export_document, import_document, parse_document
+from tournaments.models import AuditEntry, Tournament
+from tournaments.permissions import manager_required
+from tournaments.services import ServiceError, clock_remaining, current_round
+
+T = "tournaments/manage/"
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a 2,000-player event's backup is a few MB
+
+
+class ClockForm(forms.Form):
+    action = forms.ChoiceField(choices=[(a, a) for a in ("start", "pause", "resume", "add")])
+    minutes = forms.IntegerField(min_value=-600, max_value=600, required=False)
+
+
+class StaffForm(forms.Form):
+    username = forms.CharField(max_length=150)
+
+
+class RestoreForm(forms.Form):
+    document = forms.FileField(label="Backup file (.json)")
+
+
+def clock_context(t: Tournament, **extra: Any) -> dict[str, Any]:
+    round_ = current_round(t)
+    remaining = clock_remaining(round_) if round_ else None
+    return {
+        "tournament": t,
+        "clock_round": round_,
+        "clock": None
+        if remaining is None
+        else {
+            "ends_at": round_.clock_ends_at.isoformat()
+            if round_ and round_.clock_ends_at
+            else None,
+            "paused": round_ is not None and round_.clock_paused_remaining is not None,
+            "remaining": int(remaining.total_seconds()),
+        },
+        "default_minutes": services.DEFAULT_ROUND_MINUTES,
+        "clock_buttons": [
+            ("resume", "", "Resume")
+            if round_ is not None and round_.clock_paused_remaining is not None
+            else ("pause", "", "Pause"),
+            ("add", 1, "+1 min"),
+            ("add", 5, "+5 min"),
+            ("add", -1, "−1 min"),
+            (
+                "start",
+                services.DEFAULT_ROUND_MINUTES,
+                f"Restart at {services.DEFAULT_ROUND_MINUTES}",
+            ),
+        ],
+        **extra,
+    }
+
+
+@require_POST
+@manager_required
+def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    form = ClockForm(request.POST)
+    round_ = current_round(tournament)
+    error = None
+    if round_ is None:
+        error = "Pair a round before starting its clock."
+    elif not form.is_valid():
+        error = "Choose start, pause, resume or add, with whole minutes."
+    else:
+        action, minutes = form.cleaned_data["action"], form.cleaned_data["minutes"]
+        try:
+            if action == "start":
+                services.start_clock(
+                    round=round_, minutes=minutes or services.DEFAULT_ROUND_MINUTES,
+                    by=request.user,
+                )  # fmt: skip
+            elif action == "pause":
+                services.pause_clock(round=round_, by=request.user)
+            elif action == "resume":
+                services.resume_clock(round=round_, by=request.user)
+            else:
+                services.add_clock_minutes(round=round_, minutes=minutes or 0, by=request.user)
+        except ServiceError as exc:
+            error = str(exc)
+    if request.htmx:
+        context = clock_context(tournament, clock_error=error)
+        return render(request, T + "_clock.html", context, status=422 if error else 200)
+    if error:
+        messages.error(request, error)
+    return redirect("manage_event", slug=tournament.slug)
+
+
+@require_GET
+@manager_required
+def share(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """A page to print or show: the QR code that opens the event home on phones."""
+    url = request.build_absolute_uri(reverse("event_home", args=[tournament.slug]))
+    return render(request, T + "share.html", {"tournament": tournament, "public_url": url})
+
+
+def _owner_or_superuser(request: HttpRequest, t: Tournament) -> None:
+    if not (request.user.is_superuser or t.owner_id == request.user.pk):
+        raise PermissionDenied("Only the tournament's owner manages its staff.")
+
+
+@manager_required
+def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The staff list; the owner adds staff by username (POST) or removes them."""
+    error = None
+    status = 200
+    if request.method == "POST":
+        _owner_or_superuser(request, tournament)
+        form = StaffForm(request.POST)
+        try:
+            if "remove" in request.POST:
+                services.remove_staff(
+                    tournament=tournament, user_id=int(request.POST["remove"]), by=request.user
+                )
+            elif form.is_valid():
+                services.add_staff(
+                    tournament=tournament, username=form.cleaned_data["username"], by=request.user
+                )
+            else:
+                raise ServiceError("Give the username of the person to add.")
+        except (ServiceError, ValueError) as exc:
+            error, status = str(exc), 422
+        if error is None and not request.htmx:
+            return redirect("manage_staff", slug=tournament.slug)
+    context = {
+        "tournament": tournament,
+        "staff_members": tournament.staff.order_by("username"),
+        "is_owner": request.user.is_superuser or tournament.owner_id == request.user.pk,
+        "form": StaffForm(),
+        "staff_error": error,
+    }
+    template = T + "_staff.html" if request.htmx else T + "staff.html"
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@manager_required
+def audit_log(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    entries = AuditEntry.objects.filter(tournament=tournament).select_related("user")[:500]
+    template = T + "_audit.html" if request.htmx else T + "audit.html"
+    return render(request, template, {"tournament": tournament, "entries": entries})
+
+
+@require_GET
+@manager_required
+def backup(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The whole event as an interchange document, to keep or to restore elsewhere."""
+    body = json.dumps(export_document(tournament), ensure_ascii=False, indent=1)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{tournament.slug}.json"'
+    return response
+
+
+@login_required
+def restore(request: HttpRequest) -> HttpResponse:
+    """Create an event from an uploaded document, with the command line's validation."""
+    problems: list[str] = []
+    status = 200
+    form = RestoreForm()
+    if request.method == "POST":
+        form = RestoreForm(request.POST, request.FILES)
+        if not form.is_valid():
+            problems = ["document: choose a backup file to upload"]
+        else:
+            upload = form.cleaned_data["document"]
+            if upload.size > MAX_UPLOAD_BYTES:
+                problems = [f"document: larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB"]
+            else:
+                try:
+                    t = import_document(parse_document(upload.read()), owner=request.user)
+                except DocumentError as exc:
+                    problems = exc.problems
+                else:
+                    messages.success(request, f"Restored {t.name} ({t.players.count()} players).")
+                    return redirect("manage_event", slug=t.slug)
+        status = 422
+    return render(request, T + "restore.html", {"form": form, "problems": problems}, status=status)
