@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from itertools import count
+from operator import attrgetter
 from typing import Any
 
 from django.db import connection, transaction
@@ -292,31 +294,32 @@ def _store_changes(
     touched: set[str] | None,
 ) -> dict[str, tuple[int, StandingRow]]:
     pk_by_ext = {e: pk for pk, e in previous.ext.items()}
-    rows = {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
+    rows = dict(zip(map(_player_of, standings.rows), zip(count(1), standings.rows), strict=True))
     old_rows = previous.rows
-    changed = []
+    changed = []  # every stored value
+    moved = []  # only the place in the standings (most rows, when one player moves)
     for player, (position, row) in rows.items():
         old_position, old = old_rows[player]
-        if (
-            old_position == position
-            and old.rank == row.rank
-            and ((touched is not None and player not in touched) or old == row)
-        ):
-            continue
-        values = _values(row)
-        changed.append(
-            (position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk_by_ext[player])
-        )
-    if changed:
-        table = Standing._meta.db_table
-        cast = {"tiebreakers": "::jsonb"} if connection.vendor == "postgresql" else {}
-        sets = ", ".join(f"{f} = %s{cast.get(f, '')}" for f in ("position", *_FIELDS))
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"UPDATE {table} SET {sets} WHERE tournament_id = %s AND player_id = %s",
-                changed,
+        if (touched is None or player in touched) and old != row:
+            values = _values(row)
+            changed.append(
+                (position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk_by_ext[player])
             )
+        elif old_position != position or old.rank != row.rank:
+            moved.append((position, row.rank, tournament.pk, pk_by_ext[player]))
+    table = Standing._meta.db_table
+    where = "WHERE tournament_id = %s AND player_id = %s"
+    with connection.cursor() as cursor:
+        if changed:
+            cast = {"tiebreakers": "::jsonb"} if connection.vendor == "postgresql" else {}
+            sets = ", ".join(f"{f} = %s{cast.get(f, '')}" for f in ("position", *_FIELDS))
+            cursor.executemany(f"UPDATE {table} SET {sets} {where}", changed)
+        if moved:
+            cursor.executemany(f"UPDATE {table} SET position = %s, rank = %s {where}", moved)
     return rows
+
+
+_player_of = attrgetter("player")
 
 
 def standings_document(tournament: Tournament) -> dict[str, Any]:
