@@ -71,10 +71,13 @@ async def phone(
 ) -> None:
     etags: dict[str, str] = {}
     await asyncio.sleep(rng.random() * 3)
+    path = rng.choice(paths)  # a phone shows one page and polls it
     while time.monotonic() < until:
-        path = rng.choice(paths)
+        if rng.random() < 0.02:
+            path = rng.choice(paths)  # now and then the player opens another page
         headers = (
-            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHX-Request: true\r\nConnection: close\r\n"
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHX-Request: true\r\n"
+            "Accept-Encoding: gzip\r\nConnection: close\r\n"
         )
         if path in etags:
             headers += f"If-None-Match: {etags[path]}\r\n"
@@ -91,27 +94,36 @@ async def phone(
                     etags[path] = line.split(b":", 1)[1].strip().decode()
             stats["latency"].append((time.perf_counter() - start) * 1000)
             stats["status"].append(status)
+            stats["bytes"].append(len(data))
         except Exception as exc:
             stats["errors"].append(repr(exc))
         await asyncio.sleep(3)
 
 
 async def entering_results(slug: str, until: float) -> int:
-    """Staff entering a result every 2 s, as in a real round (another process)."""
-    count = 0
+    """Staff entering a result every 3 s, as in a real round, from another process."""
     code = (
-        "import django, sys; django.setup()\n"
+        "import sys, django; django.setup()\n"
         "from tournaments import services\n"
         "from tournaments.models import Match, MatchKind\n"
-        f"m = Match.objects.filter(round__tournament__slug={slug!r}, kind=MatchKind.PLAYED,"
+        "for line in sys.stdin:\n"
+        f"    m = Match.objects.filter(round__tournament__slug={slug!r}, kind=MatchKind.PLAYED,"
         " reported=False).first()\n"
-        "services.record_result(match=m, wins=(2, 0), draws=0)\n"
+        "    services.record_result(match=m, wins=(2, 0), draws=0)\n"
     )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, cwd=ROOT, stdin=asyncio.subprocess.PIPE
+    )
+    count = 0
+    assert proc.stdin is not None
     while time.monotonic() < until:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, cwd=ROOT)
-        await proc.wait()
+        if os.environ.get("BENCH_NO_RESULTS") is None:
+            proc.stdin.write(b"enter\n")
+        await proc.stdin.drain()
         count += 1
-        await asyncio.sleep(2)
+        await asyncio.sleep(3)
+    proc.stdin.close()
+    await proc.wait()
     return count
 
 
@@ -121,15 +133,16 @@ def load_run(slug: str, phones: int, seconds: int) -> None:
         port = s.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", "4", "--worker-class", "gthread", "--threads", "4",
-         "--backlog", "2048"],
+         f"127.0.0.1:{port}", "--workers", os.environ.get("BENCH_WORKERS", "4"), "--worker-class", os.environ.get("BENCH_WORKER_CLASS", "gthread"), "--threads", os.environ.get("BENCH_THREADS", "4"),
+         "--backlog", "2048", "--access-logfile", os.environ.get("BENCH_ACCESS_LOG", "/dev/null"),
+         "--access-logformat", "%(U)s %(s)s %(D)s"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         time.sleep(3)
         paths = [f"/t/{slug}/standings/", f"/t/{slug}/pairings/", f"/t/{slug}/",
                  f"/t/{slug}/pairings/?by=name", f"/t/{slug}/players/p17/"]  # fmt: skip
-        stats: dict[str, list] = {"latency": [], "status": [], "errors": []}
+        stats: dict[str, list] = {"latency": [], "status": [], "errors": [], "bytes": []}
 
         async def main() -> int:
             until = time.monotonic() + seconds
@@ -148,7 +161,8 @@ def load_run(slug: str, phones: int, seconds: int) -> None:
             f"{len(stats['errors']) + len(bad)} errors, "
             f"{sum(1 for s in status if s == 304) / max(1, len(status)):.0%} answered 304, "
             f"latency p50 {pct(lat, 0.5):.1f} ms p95 {pct(lat, 0.95):.1f} ms "
-            f"p99 {pct(lat, 0.99):.1f} ms"
+            f"p99 {pct(lat, 0.99):.1f} ms; {sum(stats['bytes']) / max(1, len(lat)) / 1024:.1f} kB "
+            "a response on average"
         )
         if stats["errors"]:
             print("  first error:", stats["errors"][0])
@@ -168,6 +182,7 @@ def main() -> None:
         DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
         SECURE_SSL_REDIRECT="0", DJANGO_SETTINGS_MODULE="tournaments.settings",
         DATABASE_URL=f"sqlite:///{tmp}/pages.sqlite3",
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
     )  # fmt: skip
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
                    cwd=ROOT, check=True)  # fmt: skip
@@ -180,6 +195,9 @@ def main() -> None:
     from tournaments.interchange import import_document
 
     call_command("migrate", verbosity=0)
+    from django.core.cache import cache
+
+    cache.clear()
     tournament = import_document(document(args.players, 9))
     server_times(tournament.slug)
     load_run(tournament.slug, args.phones, args.seconds)
