@@ -134,3 +134,28 @@ def test_the_qr_code_is_an_svg_of_the_event_home(client: Client, event: Any) -> 
 def test_unknown_events_are_404_on_every_page(client: Client) -> None:
     for _, path, _ in PAGES:
         assert client.get(f"/t/nope/{path}").status_code == 404
+
+
+def test_after_a_write_the_busiest_fragments_can_be_rendered_before_phones_ask(
+    client: Client, event: Any, django_assert_max_num_queries: Any
+) -> None:
+    from tournaments import live
+
+    event.refresh_from_db()
+    live.warm_now(event.pk)
+    # The standings partial now comes from the cache: only the tournament is looked up.
+    with django_assert_max_num_queries(1):
+        response = client.get(f"/t/{event.slug}/standings/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "Ana Souza" in response.content.decode()
+
+
+def test_a_compressed_fragment_is_served_to_phones_that_accept_gzip(
+    client: Client, event: Any
+) -> None:
+    import gzip
+
+    response = client.get(
+        f"/t/{event.slug}/standings/", HTTP_HX_REQUEST="true", HTTP_ACCEPT_ENCODING="gzip, br"
+    )
+    assert response["Content-Encoding"] == "gzip"
+    assert "Ana Souza" in gzip.decompress(response.content).decode()

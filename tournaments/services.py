@@ -48,8 +48,13 @@ def lock(tournament: Tournament | int) -> Tournament:
 
 
 def touch(tournament: Tournament) -> None:
+    """A new version of the tournament: live pages change their ETag and fragments."""
+    from tournaments.live import warm
+
     Tournament.objects.filter(pk=tournament.pk).update(version=F("version") + 1)
     tournament.refresh_from_db(fields=["version"])
+    pk = tournament.pk
+    transaction.on_commit(lambda: warm(pk))
 
 
 def audit(

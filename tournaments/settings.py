@@ -102,6 +102,9 @@ DATABASES = {"default": _database}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Render the busiest live fragments in the background after each write (tournaments/live.py).
+LIVE_PREWARM = env_bool("LIVE_PREWARM", not DEBUG)
+
 # Rendered live fragments and login-failure counters. Per process by default; with
 # REDIS_URL (production, several gunicorn workers) one render per change serves them all.
 REDIS_URL = os.environ.get("REDIS_URL", "")

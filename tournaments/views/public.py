@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import time
 from collections.abc import Callable
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -18,13 +17,13 @@ from urllib.parse import quote
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import quote_etag
 from django.utils.safestring import mark_safe
 
 from scoring.models import Standing, StandingsState
+from tournaments import live
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
 from tournaments.services import (
     bracket_rounds,
@@ -57,7 +56,7 @@ PROJECTOR_PAGE_ROWS = 24  # legible from the back of a hall at 1080p
 View = Callable[..., HttpResponse]
 
 
-def live(view: View) -> View:
+def live_page(view: View) -> View:
     """Answer If-None-Match with 304 while the tournament's version is unchanged.
 
     The ETag covers the version, the variant (full page or HTMX partial) and the query
@@ -108,12 +107,9 @@ def _page(
     context only then); the full page adds the light `page` context around it.
     """
     t = tournament
-    # created_at guards against a deleted event's pk being reused with the same version.
-    key = (
-        f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version}:{partial}:{request.GET.urlencode()}"
-    )
-    html = _render_once(key, lambda: render_to_string(partial, {"tournament": t, **build()},
-                                                      request=request))  # fmt: skip
+    query = request.GET.urlencode()
+    key = live.fragment_key(t, partial, query)
+    html = live.render_once(key, lambda: live.render(t, partial, query, build()))
     if request.htmx:
         if "gzip" not in request.headers.get("Accept-Encoding", ""):
             return HttpResponse(html)
@@ -130,34 +126,6 @@ def _page(
         return response
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
     return render(request, template, context)
-
-
-RENDER_WAIT_SECONDS = 2.0
-
-
-def _render_once(key: str, render_fragment: Callable[[], str]) -> str:
-    """The cached fragment, rendered by one request only when a change invalidates it.
-
-    Right after a result, hundreds of phones ask for the new version at once; without
-    this every gunicorn thread would render the same 2,048-row table at the same time.
-    """
-    html = cache.get(key)
-    if html is not None:
-        return html
-    if cache.add(key + ":rendering", 1, timeout=10):
-        try:
-            html = render_fragment()
-            cache.set(key, html, 300)
-        finally:
-            cache.delete(key + ":rendering")
-        return html
-    deadline = time.monotonic() + RENDER_WAIT_SECONDS
-    while time.monotonic() < deadline:
-        time.sleep(0.02)
-        html = cache.get(key)
-        if html is not None:
-            return html
-    return render_fragment()  # the renderer died or is very slow: do it here
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -187,25 +155,26 @@ def _clock(round_: Round | None) -> dict[str, Any] | None:
     }
 
 
-@live
+@live_page
 def event_home(request: HttpRequest, t: Tournament) -> HttpResponse:
-
-    def build() -> dict[str, Any]:
-        round_ = current_round(t)
-        return {
-            "round": round_,
-            "clock": _clock(round_),
-            "missing": missing_results(round_) if round_ else 0,
-            "players": t.players.count(),
-            "poll": POLL_SECONDS,
-        }
-
     def page() -> dict[str, Any]:
         return {"has_bracket": t.rounds.filter(playoff=True).exists()}
 
     return _page(
-        request, t, "tournaments/event_home.html", "tournaments/_event_home.html", build, page
-    )
+        request, t, "tournaments/event_home.html", "tournaments/_event_home.html",
+        lambda: event_home_context(t), page,
+    )  # fmt: skip
+
+
+def event_home_context(t: Tournament) -> dict[str, Any]:
+    round_ = current_round(t)
+    return {
+        "round": round_,
+        "clock": _clock(round_),
+        "missing": missing_results(round_) if round_ else 0,
+        "players": t.players.count(),
+        "poll": POLL_SECONDS,
+    }
 
 
 def standings_context(tournament: Tournament) -> dict[str, Any]:
@@ -256,7 +225,7 @@ def standings_rows_html(
     return "\n".join(out)
 
 
-@live
+@live_page
 def standings(request: HttpRequest, t: Tournament) -> HttpResponse:
     return _page(
         request, t, "scoring/standings.html", "scoring/_standings.html",
@@ -416,49 +385,52 @@ def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str)
     return "\n".join(out)
 
 
-@live
+def pairings_context(t: Tournament, params: Any) -> dict[str, Any]:
+    """The pairings fragment for `params` (round, by=name, q), as phones poll it."""
+    number = params.get("round", "")
+    query = params.get("q", "").strip()
+    round_ = t.rounds.filter(number=int(number)).first() if number.isdigit() else current_round(t)
+    tables = _round_matches(round_) if round_ else []
+    rows = _pairing_rows(tables)
+    found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
+    named = params.get("by") == "name" or bool(query)
+    return {
+        "round": round_,
+        "rows_html": (
+            pairings_by_name_html(t, rows, query) if named else pairings_by_table_html(t, tables)
+        ),
+        "by_name": named,
+        "query": query,
+        "found": found[0] if len(found) == 1 else None,
+        "found_count": len(found),
+        "clock": _clock(round_),
+        "poll": POLL_SECONDS,
+    }
+
+
+@live_page
 def pairings(request: HttpRequest, t: Tournament) -> HttpResponse:
-    number = request.GET.get("round", "")
-    by_name = request.GET.get("by") == "name"
-    query = request.GET.get("q", "").strip()
-
-    @functools.cache
-    def shown_round() -> Round | None:
-        return t.rounds.filter(number=int(number)).first() if number.isdigit() else current_round(t)
-
-    def build() -> dict[str, Any]:
-        round_ = shown_round()
-        tables = _round_matches(round_) if round_ else []
-        rows = _pairing_rows(tables)
-        found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
-        named = by_name or bool(query)
-        return {
-            "round": round_,
-            "rows_html": (
-                pairings_by_name_html(t, rows, query)
-                if named
-                else pairings_by_table_html(t, tables)
-            ),
-            "by_name": named,
-            "query": query,
-            "found": found[0] if len(found) == 1 else None,
-            "found_count": len(found),
-            "clock": _clock(round_),
-            "poll": POLL_SECONDS,
-        }
-
     def page() -> dict[str, Any]:
+        number = request.GET.get("round", "")
+        query = request.GET.get("q", "").strip()
         return {
-            "round": shown_round(),
+            "round": (
+                t.rounds.filter(number=int(number)).first()
+                if number.isdigit()
+                else current_round(t)
+            ),
             "rounds": list(t.rounds.values_list("number", flat=True)),
-            "by_name": by_name or bool(query),
+            "by_name": request.GET.get("by") == "name" or bool(query),
             "query": query,
         }
 
-    return _page(request, t, "tournaments/pairings.html", "tournaments/_pairings.html", build, page)
+    return _page(
+        request, t, "tournaments/pairings.html", "tournaments/_pairings.html",
+        lambda: pairings_context(t, request.GET), page,
+    )  # fmt: skip
 
 
-@live
+@live_page
 def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
     me = get_object_or_404(Player, tournament=t, external_id=pid)
     return _page(
@@ -566,7 +538,7 @@ def _explain(
     }
 
 
-@live
+@live_page
 def bracket(request: HttpRequest, t: Tournament) -> HttpResponse:
 
     def build() -> dict[str, Any]:
@@ -581,7 +553,7 @@ def bracket(request: HttpRequest, t: Tournament) -> HttpResponse:
     return _page(request, t, "tournaments/bracket.html", "tournaments/_bracket.html", build)
 
 
-@live
+@live_page
 def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
 
     def build() -> dict[str, Any]:

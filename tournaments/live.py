@@ -1,0 +1,93 @@
+"""Rendered fragments of the live pages, cached per tournament version.
+
+Phones poll the fragments every few seconds; right after a result hundreds ask for the
+new version at once. A fragment is rendered once per version and query (single-flight
+across gunicorn workers when the cache is Redis), and after each write the busiest ones
+are rendered in the background before phones ask (`warm`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.template.loader import render_to_string
+
+from tournaments.models import Tournament
+
+log = logging.getLogger(__name__)
+RENDER_WAIT_SECONDS = 2.0
+FRAGMENT_SECONDS = 300
+
+
+def fragment_key(t: Tournament, partial: str, query: str) -> str:
+    # created_at guards against a deleted event's pk being reused with the same version.
+    return f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version}:{partial}:{query}"
+
+
+def render(t: Tournament, partial: str, query: str, context: dict[str, Any]) -> str:
+    return render_to_string(partial, {"tournament": t, "query_string": query, **context})
+
+
+def render_once(key: str, render_fragment: Callable[[], str]) -> str:
+    """The cached fragment; only one request renders it when a change invalidates it."""
+    html = cache.get(key)
+    if html is not None:
+        return html
+    if cache.add(key + ":rendering", 1, timeout=10):
+        try:
+            html = render_fragment()
+            cache.set(key, html, FRAGMENT_SECONDS)
+        finally:
+            cache.delete(key + ":rendering")
+        return html
+    deadline = time.monotonic() + RENDER_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        html = cache.get(key)
+        if html is not None:
+            return html
+    return render_fragment()  # the renderer died or is very slow: do it here
+
+
+def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
+    from tournaments.views.public import event_home_context, pairings_context, standings_context
+
+    return [
+        ("scoring/_standings.html", "", lambda: standings_context(t)),
+        ("tournaments/_pairings.html", "", lambda: pairings_context(t, {})),
+        ("tournaments/_pairings.html", "by=name", lambda: pairings_context(t, {"by": "name"})),
+        ("tournaments/_event_home.html", "", lambda: event_home_context(t)),
+    ]
+
+
+def warm_now(tournament_id: int) -> None:
+    """Render the busiest fragments of the tournament's current version."""
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    if t is None:
+        return
+    for partial, query, build in _busiest(t):
+        key = fragment_key(t, partial, query)
+        render_once(key, lambda p=partial, q=query, b=build: render(t, p, q, b()))
+
+
+def warm(tournament_id: int) -> None:
+    """After a committed write, warm the new version's fragments in the background."""
+    if not settings.LIVE_PREWARM:
+        return
+
+    def run() -> None:
+        try:
+            warm_now(tournament_id)
+        except Exception:  # a cache warm-up must never break anything
+            log.exception("warming live pages of tournament %s failed", tournament_id)
+        finally:
+            connection.close()
+
+    threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
