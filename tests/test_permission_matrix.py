@@ -1,0 +1,109 @@
+"""Every write endpoint of a tournament, walked for its owner, its staff, another
+logged-in user and an anonymous visitor: only the first two may change anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import URLPattern
+
+from tournaments import services
+from tournaments.models import AuditEntry, Match, MatchKind, Tournament
+from tournaments.urls_organizer import urlpatterns
+
+pytestmark = pytest.mark.django_db
+
+# What each endpoint is sent: enough for the action to go through for an organizer.
+POSTS: dict[str, dict[str, str]] = {
+    "manage_add_player": {"name": "Late Larry"},
+    "manage_paste_players": {"names": "Pat\nQuinn"},
+    "manage_rename_player": {"name": "Renamed"},
+    "manage_result": {"result": "2-0"},
+    "manage_game": {},
+    "manage_cut": {"mode": "top", "value": "4"},
+    "manage_top_cut": {"size": "4"},
+    "manage_clock": {"action": "start", "minutes": "50"},
+    "manage_staff": {"username": "someone"},
+}
+READ_ONLY = {"manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup"}
+ROLES = ["owner", "staff", "stranger", "anonymous"]
+
+
+def endpoints() -> list[URLPattern]:
+    return [p for p in urlpatterns if isinstance(p, URLPattern)]
+
+
+@pytest.fixture
+def world(django_user_model: type[User]) -> dict[str, Any]:
+    owner = django_user_model.objects.create_user("owner")
+    staff = django_user_model.objects.create_user("staff")
+    stranger = django_user_model.objects.create_user("stranger")
+    django_user_model.objects.create_user("someone")
+    t = services.create_tournament(name="Matrix Open", owner=owner, seed=5)
+    t.staff.add(staff)
+    services.register_players(tournament=t, names=[f"P{i}" for i in range(1, 9)])
+    services.pair_next_round(tournament=t)
+    return {"t": t, "owner": owner, "staff": staff, "stranger": stranger}
+
+
+def path_for(pattern: URLPattern, world: dict[str, Any]) -> str:
+    t: Tournament = world["t"]
+    kwargs: dict[str, Any] = {}
+    route = str(pattern.pattern)
+    if "<int:number>" in route:
+        kwargs["number"] = 1
+    if "<int:pk>" in route:
+        if "players/" in route:
+            kwargs["pk"] = t.players.order_by("id").first().pk  # type: ignore[union-attr]
+        else:
+            kwargs["pk"] = (
+                Match.objects.filter(round__tournament=t, kind=MatchKind.PLAYED).first().pk
+            )  # type: ignore[union-attr]
+    route = route.replace("<int:number>", str(kwargs.get("number", ""))).replace(
+        "<int:pk>", str(kwargs.get("pk", ""))
+    )
+    return f"/t/{t.slug}/manage/{route}"
+
+
+def state(t: Tournament) -> tuple[Any, ...]:
+    fresh = Tournament.objects.get(pk=t.pk)
+    return (fresh.version, fresh.status, AuditEntry.objects.filter(tournament=t).count())
+
+
+CASES = [(p.name, role) for p in endpoints() for role in ROLES]
+
+
+def test_the_matrix_covers_every_endpoint() -> None:
+    names = {p.name for p in endpoints()}
+    assert names == set(POSTS) | READ_ONLY | {
+        "manage_drop_player", "manage_readmit_player", "manage_pair", "manage_undo",
+        "manage_finish",
+    }  # fmt: skip
+    assert len(CASES) == 4 * len(names)
+
+
+@pytest.mark.parametrize(("name", "role"), CASES)
+def test_only_owner_and_staff_may_use_an_organizer_endpoint(
+    client: Client, world: dict[str, Any], name: str, role: str
+) -> None:
+    pattern = next(p for p in endpoints() if p.name == name)
+    path = path_for(pattern, world)
+    if role != "anonymous":
+        client.force_login(world[role])
+    before = state(world["t"])
+    if name in READ_ONLY:
+        response = client.get(path)
+    else:
+        response = client.post(path, POSTS.get(name, {}))
+    if role == "anonymous":
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+        assert state(world["t"]) == before
+    elif role == "stranger" or (role == "staff" and name == "manage_staff"):
+        # Staff run the event but only the owner decides who is staff.
+        assert response.status_code == 403
+        assert state(world["t"]) == before
+    else:
+        assert response.status_code in (200, 302, 422), response.status_code
