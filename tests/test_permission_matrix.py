@@ -94,10 +94,7 @@ def test_only_owner_and_staff_may_use_an_organizer_endpoint(
     if role != "anonymous":
         client.force_login(world[role])
     before = state(world["t"])
-    if name in READ_ONLY:
-        response = client.get(path)
-    else:
-        response = client.post(path, POSTS.get(name, {}))
+    response = client.get(path) if name in READ_ONLY else client.post(path, POSTS.get(name, {}))
     if role == "anonymous":
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
         assert state(world["t"]) == before
