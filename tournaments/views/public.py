@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 from collections.abc import Callable
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -572,7 +573,12 @@ def qr_code(request: HttpRequest, slug: str) -> HttpResponse:
 
     t = get_object_or_404(Tournament, slug=slug)
     url = request.build_absolute_uri(reverse("event_home", args=[t.slug]))
-    svg = segno.make(url, error="m").svg_inline(scale=8, dark="#000", light="#fff", border=2)
+    buffer = io.BytesIO()
+    # A standalone file (with its namespace) so that <img src> can show it.
+    segno.make(url, error="m").save(
+        buffer, kind="svg", scale=8, dark="#000", light="#fff", border=2, xmldecl=False
+    )
+    svg = buffer.getvalue()
     response = HttpResponse(svg, content_type="image/svg+xml")
     response["Cache-Control"] = "public, max-age=86400"
     return response
