@@ -48,6 +48,20 @@ def clocktime(seconds: int | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+# shared/spec/interchange.md: tiebreaker keys by system; short for table headers,
+# long for the player's page.
+SHORT_LABELS = {
+    "omw": "OMW%",
+    "gw": "GW%",
+    "ogw": "OGW%",
+    "owp": "OWP",
+    "wr": "WR",
+    "oowp": "OOWP",
+    "wrr": "WRR",
+    "places": "Places",
+    "vs_average": "Vs avg",
+    "raw_total": "Raw",
+}
 LABELS = {
     "omw": "OMW%",
     "gw": "GW%",

@@ -33,23 +33,9 @@ from tournaments.services import (
     missing_results,
     winner,
 )
+from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
 from tournaments.templatetags.tourney import points as format_points
-from tournaments.templatetags.tourney import tiebreak
 
-TIEBREAK_LABELS = {
-    # shared/spec/interchange.md: tiebreaker keys by system
-    "omw": "OMW%",
-    "gw": "GW%",
-    "ogw": "OGW%",
-    "owp": "OWP",
-    "wr": "WR",
-    "oowp": "OOWP",
-    "wrr": "WRR",
-    "places": "Places",
-    "vs_average": "Vs avg",
-    "raw_total": "Raw",
-}
-PERCENT_KEYS = {"omw", "gw", "ogw", "owp", "oowp"}
 POLL_SECONDS = 3  # issue 4: phones show a change within 5 s
 PROJECTOR_PAGE_ROWS = 24  # legible from the back of a hall at 1080p
 
@@ -189,7 +175,7 @@ def standings_context(tournament: Tournament) -> dict[str, Any]:
         )
     )  # fmt: skip
     keys = list(rows[0][5]) if rows else []
-    columns = [(k, TIEBREAK_LABELS.get(k, k), k in PERCENT_KEYS) for k in keys]
+    columns = [(k, SHORT_LABELS.get(k, k), k in PERCENT) for k in keys]
     state = StandingsState.objects.filter(tournament=tournament).first()
     return {
         "tournament": tournament,
