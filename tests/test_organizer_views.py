@@ -767,3 +767,28 @@ def test_a_finished_event_shows_results_without_entry_buttons(
     services.finish(tournament=paired)
     page = html(oc.get(url(paired)))
     assert "Final standings" in page and 'name="result"' not in page and "pair-button" not in page
+
+
+def test_a_league_round_can_give_agreed_byes_worth_two_points(oc: Client, owner: User) -> None:
+    t = services.create_tournament(name="Board League", system=System.LEAGUE, owner=owner, seed=2)
+    services.register_players(tournament=t, names=[f"L{i}" for i in range(1, 9)])
+    resting = t.players.order_by("id")[0]
+    response = oc.post(url(t, "pair/"), {"agreed_bye": [str(resting.pk)]})
+    assert response.status_code == 302
+    round_ = Round.objects.get(tournament=t, number=1)
+    bye = round_.matches.get(kind=MatchKind.BYE)
+    assert list(bye.seats.values_list("player_id", flat=True)) == [resting.pk]
+    assert sorted(round_.matches.filter(kind=MatchKind.GAME).values_list("table", flat=True)) == [
+        1,
+        2,
+    ]
+    sizes = sorted(m.seats.count() for m in round_.matches.filter(kind=MatchKind.GAME))
+    assert sizes == [3, 4]
+    row = next(r for r in standings_document(t)["standings"] if r["id"] == resting.external_id)
+    assert row["points"] == 2  # shared/spec/scoring.md: an agreed bye scores 2
+
+
+def test_agreed_byes_are_refused_outside_a_league(oc: Client, event: Tournament) -> None:
+    p = event.players.first()
+    response = oc.post(url(event, "pair/"), {"agreed_bye": [str(p.pk)]})
+    assert response.status_code == 422 and "league rounds only" in html(response)

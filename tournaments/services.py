@@ -411,35 +411,43 @@ def _create_round(
     *,
     number: int,
     tables: Sequence[Sequence[Player]],
-    bye: Player | None = None,
+    byes: Sequence[Player] = (),
     playoff: bool = False,
     kind: str = MatchKind.PLAYED,
     phase: int | None = None,
 ) -> Round:
+    """A paired round: the tables in order, then a bye "table" for each bye."""
     round_ = Round.objects.create(
         tournament=tournament, number=number, phase=phase or tournament.phase, playoff=playoff
     )
+    groups = [*tables, *([p] for p in byes)]
     matches = [
-        Match(round=round_, table=k, kind=kind, reported=False) for k in range(1, len(tables) + 1)
-    ]
-    if bye is not None:
-        matches.append(
-            Match(round=round_, table=len(tables) + 1, kind=MatchKind.BYE, reported=True)
+        Match(
+            round=round_,
+            table=k,
+            kind=kind if k <= len(tables) else MatchKind.BYE,
+            reported=k > len(tables),
         )
+        for k in range(1, len(groups) + 1)
+    ]
     Match.objects.bulk_create(matches)
     seats = [
         Seat(match=match, round=round_, player=player, position=k)
-        for match, table in zip(matches, tables, strict=False)
-        for k, player in enumerate(table)
+        for match, group in zip(matches, groups, strict=True)
+        for k, player in enumerate(group)
     ]
-    if bye is not None:
-        seats.append(Seat(match=matches[-1], round=round_, player=bye, position=0))
     Seat.objects.bulk_create(seats, batch_size=2000)
     return round_
 
 
-def pair_next_round(*, tournament: Tournament, by: Any = None) -> Round:
-    """Pair the next round by the tournament's system (all results must be in)."""
+def pair_next_round(
+    *, tournament: Tournament, agreed_byes: Sequence[int] = (), by: Any = None
+) -> Round:
+    """Pair the next round by the tournament's system (all results must be in).
+
+    `agreed_byes` (league only): player pks the organizer agreed to give a bye this
+    round (shared/spec/scoring.md section 4: it scores the last-place 2 points).
+    """
     from tournaments.pairing.swiss import SwissPlayer, pair_swiss
     from tournaments.pairing.tables import TablePlayer, seat_tables
 
@@ -465,7 +473,13 @@ def pair_next_round(*, tournament: Tournament, by: Any = None) -> Round:
             by_ext = {p.external_id: p for p in players}
             history = _history(t)
             ext = {p.pk: p.external_id for p in t.players.all()}
+            if agreed_byes and t.system != System.LEAGUE:
+                raise ServiceError("Agreed byes are for league rounds only.")
             if t.system == System.LEAGUE:
+                resting = [p for p in players if p.pk in set(agreed_byes)]
+                if len(resting) != len(set(agreed_byes)):
+                    raise ServiceError("An agreed bye must go to an active player of this event.")
+                players = [p for p in players if p.pk not in set(agreed_byes)]
                 if len(players) < 3:
                     raise ServiceError("A league table needs at least three active players.")
                 seating = seat_tables(
@@ -485,6 +499,7 @@ def pair_next_round(*, tournament: Tournament, by: Any = None) -> Round:
                     number=number,
                     kind=MatchKind.GAME,
                     tables=[[by_ext[i] for i in table] for table in seating.tables],
+                    byes=resting,
                 )
             else:
                 points = _phase_points(t)
@@ -506,7 +521,7 @@ def pair_next_round(*, tournament: Tournament, by: Any = None) -> Round:
                     t,
                     number=number,
                     tables=[[by_ext[a], by_ext[b]] for a, b in pairing.tables],
-                    bye=by_ext[pairing.bye] if pairing.bye else None,
+                    byes=[by_ext[pairing.bye]] if pairing.bye else [],
                 )
         if t.status == Status.REGISTRATION:
             t.status = Status.RUNNING
@@ -552,7 +567,7 @@ def _pair_pod(t: Tournament) -> Round:
             t,
             number=number,
             tables=[[by_ext[a], by_ext[b]] for a, b in rr.pairs],
-            bye=by_ext[rr.bye] if rr.bye else None,
+            byes=[by_ext[rr.bye]] if rr.bye else [],
         )
         first = first or round_
     assert first is not None

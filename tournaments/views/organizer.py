@@ -391,7 +391,11 @@ def board_action(
 @require_POST
 def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
-        round_ = services.pair_next_round(tournament=tournament, by=request.user)
+        byes = [int(pk) for pk in request.POST.getlist("agreed_bye")]
+    except ValueError:
+        return board_action(request, tournament, error="Pick agreed byes from the list.")
+    try:
+        round_ = services.pair_next_round(tournament=tournament, agreed_byes=byes, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     what = "Playoff round" if round_.playoff else "Round"
