@@ -1,10 +1,17 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Property tests explore new examples on every developer run; CI replays a fixed set
+# (HYPOTHESIS_PROFILE=ci in .ci/run) so that a landing never depends on luck.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Test data stays outside the repo, beside it: ../shared (relative to the project root).
 # CI always has it, so a missing file fails the test rather than skipping it.
