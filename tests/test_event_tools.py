@@ -173,3 +173,19 @@ def test_a_correct_login_still_works_before_the_limit(client: Client, owner: Use
     client.post("/accounts/login/", {"username": "owner", "password": "wrong"})
     response = client.post("/accounts/login/", {"username": "owner", "password": "owner-pass-123"})
     assert response.status_code == 302
+
+
+def test_the_organizer_changes_the_planned_rounds_and_top_cut_once_the_field_is_known(
+    oc: Client, event: Tournament
+) -> None:
+    page = oc.get(tools(event, "")).content.decode()
+    assert "Planned rounds and top cut" in page
+    response = oc.post(tools(event, "plan/"), {"planned_rounds": "5", "top_cut": "8"})
+    assert response.status_code == 302
+    event.refresh_from_db()
+    assert (event.planned_rounds, event.top_cut) == (5, 8)
+    assert AuditEntry.objects.filter(tournament=event, action="plan").exists()
+    response = oc.post(tools(event, "plan/"), {"planned_rounds": "99", "top_cut": "8"}, **HX)
+    assert response.status_code == 200 and response["HX-Redirect"].endswith("/manage/")
+    event.refresh_from_db()
+    assert event.planned_rounds == 5

@@ -26,6 +26,7 @@ POSTS: dict[str, dict[str, str]] = {
     "manage_cut": {"mode": "top", "value": "4"},
     "manage_top_cut": {"size": "4"},
     "manage_clock": {"action": "start", "minutes": "50"},
+    "manage_plan": {"planned_rounds": "4", "top_cut": "0"},
     "manage_staff": {"username": "someone"},
 }
 READ_ONLY = {"manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup"}

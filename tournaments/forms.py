@@ -54,6 +54,13 @@ class TournamentForm(forms.Form):
     )
 
 
+class PlanForm(forms.Form):
+    """Planned Swiss rounds and the top cut, adjustable once the field is known."""
+
+    planned_rounds = TournamentForm.base_fields["planned_rounds"]
+    top_cut = TournamentForm.base_fields["top_cut"]
+
+
 class PlayerForm(forms.Form):
     name = forms.CharField(max_length=200, strip=True, label="Player name")
 

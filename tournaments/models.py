@@ -179,6 +179,7 @@ class AuditAction(models.TextChoices):
     FINISH = "finish", "Finish"
     CLOCK = "clock", "Round clock"
     STAFF = "staff", "Staff"
+    PLAN = "plan", "Planned rounds"
     IMPORT = "import", "Import"
 
 

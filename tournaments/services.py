@@ -844,6 +844,28 @@ def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
     return r
 
 
+def update_plan(
+    *, tournament: Tournament, planned_rounds: int | None, top_cut: int, by: Any = None
+) -> Tournament:
+    """Change the planned number of Swiss rounds and the top cut before they are played."""
+    if planned_rounds is not None and not 1 <= planned_rounds <= 30:
+        raise ServiceError("Plan between 1 and 30 Swiss rounds.")
+    if top_cut not in (0, 2, 4, 8):
+        raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+    with transaction.atomic():
+        t = lock(tournament)
+        if t.status in (Status.TOP_CUT, Status.FINISHED) and top_cut != t.top_cut:
+            raise ServiceError("The top cut has started: its size can no longer change.")
+        before = {"planned_rounds": t.planned_rounds, "top_cut": t.top_cut}
+        t.planned_rounds, t.top_cut = planned_rounds, top_cut
+        t.save(update_fields=["planned_rounds", "top_cut"])
+        touch(t)
+        after = {"planned_rounds": planned_rounds, "top_cut": top_cut}
+        audit(t, by, AuditAction.PLAN, f"Planned {planned_rounds or 'open'} Swiss rounds, "
+              f"top {top_cut or 'none'}", before=before, after=after)  # fmt: skip
+    return t
+
+
 # --- Staff -----------------------------------------------------------------------------
 
 

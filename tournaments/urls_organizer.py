@@ -20,6 +20,7 @@ urlpatterns = [
     path("matches/<int:pk>/result/", organizer.result, name="manage_result"),
     path("matches/<int:pk>/game/", organizer.game, name="manage_game"),
     path("clock/", event_tools.clock, name="manage_clock"),
+    path("plan/", event_tools.plan, name="manage_plan"),
     path("share/", event_tools.share, name="manage_share"),
     path("staff/", event_tools.staff, name="manage_staff"),
     path("audit/", event_tools.audit_log, name="manage_audit"),

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import services
 from tournaments.interchange import DocumentError, export_document, import_document, parse_document
@@ -103,6 +104,27 @@ def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         return render(request, T + "_clock.html", context, status=422 if error else 200)
     if error:
         messages.error(request, error)
+    return redirect("manage_event", slug=tournament.slug)
+
+
+@require_POST
+@manager_required
+def plan(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Planned Swiss rounds and top cut (the event screen suggests the MTR's number)."""
+    from tournaments.forms import PlanForm
+
+    form = PlanForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Planned rounds: a whole number from 1 to 30, or empty.")
+    else:
+        try:
+            services.update_plan(tournament=tournament, by=request.user, **form.cleaned_data)
+        except ServiceError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, "The plan is saved.")
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("manage_event", args=[tournament.slug]))
     return redirect("manage_event", slug=tournament.slug)
 
 

@@ -192,6 +192,7 @@ def board_context(
         and last is not None
         and missing_now == 0,
         "cut_form": CutForm(),
+        "top_cut_choices": [(0, "None"), (2, "Top 2"), (4, "Top 4"), (8, "Top 8")],
         "top_cut_form": TopCutForm(initial={"size": t.top_cut or 8}),
         "player_form": PlayerForm(),
         "paste_form": PasteForm(),
