@@ -322,7 +322,7 @@ def _decimal(value: int | float) -> Decimal:
     return Decimal(str(value))
 
 
-def _unique_slug(name: str) -> str:
+def unique_slug(name: str) -> str:
     from django.utils.text import slugify
 
     base = (slugify(name) or "tournament")[:200]
@@ -345,7 +345,7 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
     played = [r for r in rounds if r.get("matches")]
     tournament = Tournament.objects.create(
         name=doc["name"].strip(),
-        slug=_unique_slug(doc["name"]),
+        slug=unique_slug(doc["name"]),
         system=system,
         best_of=doc.get("best_of", 1 if system == "pod" else 3),
         seed=doc["seed"] if doc.get("seed") is not None else new_seed(),

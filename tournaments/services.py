@@ -87,7 +87,7 @@ def create_tournament(
     seed: int | None = None,
     owner: object = None,
 ) -> Tournament:
-    from tournaments.interchange import _unique_slug
+    from tournaments.interchange import unique_slug
 
     name = name.strip()
     if not name:
@@ -101,7 +101,7 @@ def create_tournament(
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name,
-            slug=_unique_slug(name),
+            slug=unique_slug(name),
             system=system,
             best_of=1 if system == System.POD else best_of,
             planned_rounds=planned_rounds,
