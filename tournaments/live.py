@@ -8,6 +8,7 @@ are rendered in the background before phones ask (`warm`).
 
 from __future__ import annotations
 
+import gzip
 import logging
 import threading
 import time
@@ -74,7 +75,10 @@ def warm_now(tournament_id: int) -> None:
         return
     for partial, query, build in _busiest(t):
         key = fragment_key(t, partial, query)
-        render_once(key, lambda p=partial, q=query, b=build: render(t, p, q, b()))
+        html = render_once(key, lambda p=partial, q=query, b=build: render(t, p, q, b()))
+        # Phones ask for the compressed copy (views.public._page).
+        cache.add(key + ":gz", gzip.compress(html.encode(), compresslevel=6, mtime=0),
+                  FRAGMENT_SECONDS)  # fmt: skip
 
 
 def warm(tournament_id: int) -> None:

@@ -96,21 +96,25 @@ def _page(
     t = tournament
     query = request.GET.urlencode()
     key = live.fragment_key(t, partial, query)
-    html = live.render_once(key, lambda: live.render(t, partial, query, build()))
+
+    def fragment() -> str:
+        return live.render_once(key, lambda: live.render(t, partial, query, build()))
+
     if request.htmx:
         if "gzip" not in request.headers.get("Accept-Encoding", ""):
-            return HttpResponse(html)
+            return HttpResponse(fragment())
         # A 2,048-player table is ~400 kB of HTML polled every few seconds: compress it
-        # once per version. Fragments hold no secrets (no CSRF token), so BREACH does not
-        # apply; full pages are left to the server as they are.
+        # once per version, and fetch only the compressed copy from the cache. Fragments
+        # hold no secrets (no CSRF token), so BREACH does not apply.
         body = cache.get(key + ":gz")
         if body is None:
-            body = gzip.compress(html.encode(), compresslevel=6, mtime=0)
-            cache.set(key + ":gz", body, 300)
+            body = gzip.compress(fragment().encode(), compresslevel=6, mtime=0)
+            cache.set(key + ":gz", body, live.FRAGMENT_SECONDS)
         response = HttpResponse(body)
         response["Content-Encoding"] = "gzip"
         patch_vary_headers(response, ["Accept-Encoding"])
         return response
+    html = fragment()
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
     return render(request, template, context)
 
