@@ -9,4 +9,4 @@ COPY . .
 RUN DEBUG=1 python manage.py collectstatic --noinput
 EXPOSE 8000
 # Migrations on start, then gunicorn; whitenoise serves the static files.
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn tournaments.wsgi:application --bind 0.0.0.0:8000 --workers ${WEB_CONCURRENCY:-3} --access-logfile -"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn tournaments.wsgi:application --bind 0.0.0.0:8000 --worker-class gthread --threads 2 --workers ${WEB_CONCURRENCY:-4} --access-logfile -"]

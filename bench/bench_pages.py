@@ -134,7 +134,7 @@ def load_run(slug: str, phones: int, seconds: int) -> None:
         port = s.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", os.environ.get("BENCH_WORKERS", "4"), "--worker-class", os.environ.get("BENCH_WORKER_CLASS", "gthread"), "--threads", os.environ.get("BENCH_THREADS", "4"),
+         f"127.0.0.1:{port}", "--workers", os.environ.get("BENCH_WORKERS", "4"), "--worker-class", os.environ.get("BENCH_WORKER_CLASS", "gthread"), "--threads", os.environ.get("BENCH_THREADS", "2"),
          "--backlog", "2048", "--access-logfile", os.environ.get("BENCH_ACCESS_LOG", "/dev/null"),
          "--access-logformat", "%(U)s %(s)s %(D)s"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
