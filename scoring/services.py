@@ -17,6 +17,7 @@ from itertools import count
 from operator import attrgetter
 from typing import Any
 
+from django.core.cache import cache
 from django.db import connection, transaction
 
 from scoring.engine import compute_standings
@@ -186,22 +187,29 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     """
     with _snapshots_lock:
         previous = _snapshots.get(tournament.pk)
-    usable = (
+    missed: list[int] | None = None
+    if (
         previous is not None
         and changed_matches is not None
         and previous.created_at == tournament.created_at
-        and previous.version == tournament.version - 1
-    )
-    event = _patched(previous, changed_matches) if usable else None  # type: ignore[arg-type]
+        and previous.version < tournament.version
+    ):
+        missed = _missed_changes(tournament, previous.version)
+    changed = None if missed is None else [*missed, *(changed_matches or ())]
+    event = _patched(previous, changed) if changed is not None else None  # type: ignore[arg-type]
     if event is not None and previous is not None and len(event.players) == len(previous.rows):
         snapshot = replace(previous, version=tournament.version, event=event, rows={})
         standings = compute_standings(event)
-        touched = _touched(snapshot, changed_matches or ())
-        snapshot.rows = _store_changes(tournament, standings, previous, touched)
+        touched = _touched(snapshot, changed or ())
+        snapshot.rows = _store_changes(
+            tournament, standings, previous, touched, caught_up=bool(missed)
+        )
     else:
         snapshot = _full_snapshot(tournament)
         standings = compute_standings(snapshot.event)
         snapshot.rows = _store_all(tournament, standings, snapshot.ext)
+    if changed_matches is not None:
+        record_change(tournament, list(changed_matches))
     StandingsState.objects.update_or_create(
         tournament=tournament,
         defaults={"after_round": standings.after_round, "version": tournament.version},
@@ -215,6 +223,36 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
         _snapshots.pop(tournament.pk, None)
     transaction.on_commit(remember)
     return standings
+
+
+CHANGE_SECONDS = 3600
+
+
+def _change_key(tournament: Tournament, version: int) -> str:
+    return f"scoring:changes:{tournament.pk}:{tournament.created_at.timestamp()}:{version}"
+
+
+def record_change(tournament: Tournament, match_ids: list[int]) -> None:
+    """Note, once committed, which matches this version of the tournament changed.
+
+    Another process whose snapshot is a few versions behind then reads back just those
+    matches instead of every match. A write that changes no scoring input records [];
+    a write that records nothing (pairing, drops, registration) forces a full read.
+    """
+    key, version_ids = _change_key(tournament, tournament.version), list(match_ids)
+    transaction.on_commit(lambda: cache.set(key, version_ids, CHANGE_SECONDS))
+
+
+def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
+    """Match ids changed by the versions after `since` and before this write; None if
+    any of them is unknown (evicted, or a write that changes more than matches)."""
+    keys = [_change_key(tournament, v) for v in range(since + 1, tournament.version)]
+    if not keys:
+        return []
+    found = cache.get_many(keys)
+    if len(found) != len(keys):
+        return None
+    return [pk for key in keys for pk in found[key]]
 
 
 def forget_snapshots() -> None:
@@ -292,7 +330,15 @@ def _store_changes(
     standings: Standings,
     previous: _Snapshot,
     touched: set[str] | None,
+    *,
+    caught_up: bool = False,
 ) -> dict[str, tuple[int, StandingRow]]:
+    """Write what differs from the stored rows.
+
+    `previous.rows` are the stored rows unless another process wrote meanwhile
+    (`caught_up`): then the stored rows are that process's, unknown here, so every row a
+    change could reach is written in full and every row's place is written.
+    """
     pk_by_ext = {e: pk for pk, e in previous.ext.items()}
     rows = dict(zip(map(_player_of, standings.rows), zip(count(1), standings.rows), strict=True))
     old_rows = previous.rows
@@ -300,12 +346,13 @@ def _store_changes(
     moved = []  # only the place in the standings (most rows, when one player moves)
     for player, (position, row) in rows.items():
         old_position, old = old_rows[player]
-        if (touched is None or player in touched) and old != row:
+        reachable = touched is None or player in touched
+        if reachable and (caught_up or old != row):
             values = _values(row)
             changed.append(
                 (position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk_by_ext[player])
             )
-        elif old_position != position or old.rank != row.rank:
+        elif caught_up or old_position != position or old.rank != row.rank:
             moved.append((position, row.rank, tournament.pk, pk_by_ext[player]))
     table = Standing._meta.db_table
     where = "WHERE tournament_id = %s AND player_id = %s"

@@ -47,12 +47,19 @@ def lock(tournament: Tournament | int) -> Tournament:
     return Tournament.objects.select_for_update().get(pk=pk)
 
 
-def touch(tournament: Tournament) -> None:
-    """A new version of the tournament: live pages change their ETag and fragments."""
+def touch(tournament: Tournament, *, scoring_inputs: bool = True) -> None:
+    """A new version of the tournament: live pages change their ETag and fragments.
+
+    `scoring_inputs=False` for writes the standings do not depend on (names, clock,
+    staff, plans, status): other processes' scoring snapshots then stay usable.
+    """
+    from scoring.services import record_change
     from tournaments.live import warm
 
     Tournament.objects.filter(pk=tournament.pk).update(version=F("version") + 1)
     tournament.refresh_from_db(fields=["version"])
+    if not scoring_inputs:
+        record_change(tournament, [])
     pk = tournament.pk
     transaction.on_commit(lambda: warm(pk))
 
@@ -156,7 +163,7 @@ def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
         t = lock(player.tournament_id)
         old = Player.objects.get(pk=player.pk).name
         Player.objects.filter(pk=player.pk).update(name=name)
-        touch(t)
+        touch(t, scoring_inputs=False)
         audit(t, by, AuditAction.RENAME, f"Renamed {old} to {name}", before=old, after=name)
     player.name = name
     return player
@@ -651,7 +658,7 @@ def cut_to_next_phase(
         t.phase += 1
         t.save(update_fields=["phase"])
         Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)
-        touch(t)
+        touch(t, scoring_inputs=False)
         rule = f"top {top}" if top is not None else f"{min_points} points or more"
         audit(
             t,
@@ -766,7 +773,7 @@ def finish(*, tournament: Tournament, by: Any = None) -> None:
                 raise ServiceError("Play the top cut to its final first.")
         t.status = Status.FINISHED
         t.save(update_fields=["status"])
-        touch(t)
+        touch(t, scoring_inputs=False)
         audit(t, by, AuditAction.FINISH, "Finished the tournament")
 
 
@@ -791,7 +798,7 @@ def _clock_round(round_: Round) -> tuple[Tournament, Round]:
 
 def _clock_changed(t: Tournament, r: Round, by: Any, summary: str) -> None:
     r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
-    touch(t)
+    touch(t, scoring_inputs=False)
     audit(t, by, AuditAction.CLOCK, f"Round {r.number}: {summary}")
 
 
@@ -859,7 +866,7 @@ def update_plan(
         before = {"planned_rounds": t.planned_rounds, "top_cut": t.top_cut}
         t.planned_rounds, t.top_cut = planned_rounds, top_cut
         t.save(update_fields=["planned_rounds", "top_cut"])
-        touch(t)
+        touch(t, scoring_inputs=False)
         after = {"planned_rounds": planned_rounds, "top_cut": top_cut}
         audit(t, by, AuditAction.PLAN, f"Planned {planned_rounds or 'open'} Swiss rounds, "
               f"top {top_cut or 'none'}", before=before, after=after)  # fmt: skip
@@ -884,7 +891,7 @@ def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
         if t.staff.filter(pk=user.pk).exists():
             raise ServiceError(f"{username} is staff already.")
         t.staff.add(user)
-        touch(t)
+        touch(t, scoring_inputs=False)
         audit(t, by, AuditAction.STAFF, f"Added {username} to the staff", after=username)
     return user
 
@@ -896,6 +903,6 @@ def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> Non
         if user is None:
             raise ServiceError("That user is not on the staff.")
         t.staff.remove(user)
-        touch(t)
+        touch(t, scoring_inputs=False)
         audit(t, by, AuditAction.STAFF, f"Removed {user.get_username()} from the staff",
               before=user.get_username())  # fmt: skip
