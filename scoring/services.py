@@ -46,6 +46,16 @@ def event_record(tournament: Tournament) -> EventRecord:
     return _load(tournament)[0]
 
 
+def _seats_by_match(seats: Any) -> dict[int, list[tuple[Any, ...]]]:
+    """Seat rows as _match_record reads them, grouped by match in seat order."""
+    grouped: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    for row in seats.order_by("match_id", "position").values_list(
+        "match_id", "player_id", "games_won", "place", "score", "absent"
+    ):
+        grouped[row[0]].append(row)
+    return grouped
+
+
 def _match_record(
     kind: str, reported: bool, draws: int, seats: list[tuple[Any, ...]], ext: dict[int, str]
 ) -> MatchRecord:
@@ -117,13 +127,7 @@ def _load(tournament: Tournament) -> tuple[EventRecord, dict[int, tuple[int, int
         .values_list("id", "external_id", "dropped_after_round")
     )
     ext = {pk: e for pk, e, _ in players}
-    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in (
-        Seat.objects.filter(round__tournament=tournament)
-        .order_by("match_id", "position")
-        .values_list("match_id", "player_id", "games_won", "place", "score", "absent")
-    ):
-        seats[row[0]].append(row)
+    seats = _seats_by_match(Seat.objects.filter(round__tournament=tournament))
     round_rows = list(
         Round.objects.filter(tournament=tournament)
         .order_by("number")
@@ -158,13 +162,7 @@ def _patched(snapshot: _Snapshot, changed: Iterable[int]) -> EventRecord | None:
     changed = list(changed)
     if any(pk not in snapshot.where for pk in changed):
         return None
-    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in (
-        Seat.objects.filter(match_id__in=changed)
-        .order_by("match_id", "position")
-        .values_list("match_id", "player_id", "games_won", "place", "score", "absent")
-    ):
-        seats[row[0]].append(row)
+    seats = _seats_by_match(Seat.objects.filter(match_id__in=changed))
     rounds = list(snapshot.event.rounds)
     for match_id, kind, reported, draws in Match.objects.filter(pk__in=changed).values_list(
         "id", "kind", "reported", "draws"

@@ -218,11 +218,9 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
         raise ServiceError(f"In a best-of-{best_of} nobody wins more than {need} games.")
     if wins[0] == need and wins[1] == need:
         raise ServiceError("Both players cannot win the match.")
-    if sum(wins) + draws > best_of and draws != 3:
-        # 0-0-3 is the conventional intentional draw in a best-of-three.
+    # Unfinished games count as drawn, so 0-0-3 (an intentional draw) fits a best of 3.
+    if sum(wins) + draws > best_of:
         raise ServiceError(f"A best-of-{best_of} has at most {best_of} games.")
-    if draws == 3 and sum(wins) and best_of == 3:
-        raise ServiceError("A best-of-3 has at most 3 games.")
 
 
 UNDONE = "That match is no longer in the event: its round was undone. Reload the pairings."

@@ -33,11 +33,6 @@ def points(value: Any) -> str:
 
 
 @register.filter
-def index(sequence: Any, i: int) -> Any:
-    return sequence[i]
-
-
-@register.filter
 def clocktime(seconds: int | None) -> str:
     """Seconds as M:SS (or H:MM:SS), sign dropped: the template says which way it runs."""
     if seconds is None:

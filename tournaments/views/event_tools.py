@@ -21,7 +21,8 @@ from tournaments import services
 from tournaments.interchange import DocumentError, export_document, import_document, parse_document
 from tournaments.models import AuditEntry, Tournament
 from tournaments.permissions import manager_required
-from tournaments.services import ServiceError, clock_remaining, current_round
+from tournaments.services import ServiceError, current_round
+from tournaments.views.public import clock_state
 
 T = "tournaments/manage/"
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a 2,000-player event's backup is a few MB
@@ -42,19 +43,10 @@ class RestoreForm(forms.Form):
 
 def clock_context(t: Tournament, **extra: Any) -> dict[str, Any]:
     round_ = current_round(t)
-    remaining = clock_remaining(round_) if round_ else None
     return {
         "tournament": t,
         "clock_round": round_,
-        "clock": None
-        if remaining is None
-        else {
-            "ends_at": round_.clock_ends_at.isoformat()
-            if round_ and round_.clock_ends_at
-            else None,
-            "paused": round_ is not None and round_.clock_paused_remaining is not None,
-            "remaining": int(remaining.total_seconds()),
-        },
+        "clock": clock_state(round_),
         "default_minutes": services.DEFAULT_ROUND_MINUTES,
         "clock_buttons": [
             ("resume", "", "Resume")

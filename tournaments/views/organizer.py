@@ -37,7 +37,7 @@ from tournaments.pairing.bracket import BRACKET_SEEDS, suggested_swiss_rounds
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
 from tournaments.views.event_tools import clock_context
-from tournaments.views.public import standings_context
+from tournaments.views.public import result_text, standings_context
 
 SWISS_SYSTEMS = {System.MTR, System.DCI, System.MELEE}
 MTR_ROUNDS = [
@@ -76,15 +76,9 @@ def decorate(match: Match, best_of: int) -> Match:
     """Display helpers on a match whose seats were prefetched as seat_list."""
     seats = match.seat_list  # type: ignore[attr-defined]
     match.winner_seat = services.winner(match, seats)  # type: ignore[attr-defined]
-    if match.kind == MatchKind.DOUBLE_LOSS:
-        text = "Double loss"
-    elif match.kind == MatchKind.PLAYED and match.reported and len(seats) == 2:
-        text = f"{seats[0].games_won or 0}-{seats[1].games_won or 0}"
-        if match.draws:
-            text += f"-{match.draws}"
-    else:
-        text = ""
-    match.result_text = text  # type: ignore[attr-defined]
+    # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
+    two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
+    match.result_text = result_text(match, seats) if two_player else ""  # type: ignore[attr-defined]
     match.quick = (  # type: ignore[attr-defined]
         PLAYOFF_RESULTS if match.round.playoff else QUICK_RESULTS
     )[best_of]

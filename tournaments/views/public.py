@@ -52,7 +52,7 @@ def live_page(view: View) -> View:
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
-        t = Tournament.objects.filter(slug=slug).first()
+        t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
         if t is None:
             raise Http404("No such tournament")
         # Partials are the same for everyone; full pages show who is logged in.
@@ -133,7 +133,8 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/home.html", {"tournaments": tournaments})
 
 
-def _clock(round_: Round | None) -> dict[str, Any] | None:
+def clock_state(round_: Round | None) -> dict[str, Any] | None:
+    """What a page needs to show the round clock (phones count down from ends_at)."""
     if round_ is None:
         return None
     remaining = clock_remaining(round_)
@@ -161,7 +162,7 @@ def event_home_context(t: Tournament) -> dict[str, Any]:
     round_ = current_round(t)
     return {
         "round": round_,
-        "clock": _clock(round_),
+        "clock": clock_state(round_),
         "missing": missing_results(round_) if round_ else 0,
         "players": t.players.count(),
         "poll": POLL_SECONDS,
@@ -281,11 +282,11 @@ def _round_matches(round_: Round) -> list[dict[str, Any]]:
     ):
         match = _Match(*row)
         members = seats.get(match.id, [])
-        tables.append({"match": match, "seats": members, "result": _result_text(match, members)})
+        tables.append({"match": match, "seats": members, "result": result_text(match, members)})
     return tables
 
 
-def _result_text(match: Match | _Match, seats: list[Seat] | list[_Seat]) -> str:
+def result_text(match: Match | _Match, seats: list[Seat] | list[_Seat]) -> str:
     if match.kind == MatchKind.BYE:
         return "Bye"
     if match.kind == MatchKind.LOSS:
@@ -394,7 +395,7 @@ def pairings_context(t: Tournament, params: Any) -> dict[str, Any]:
         "query": query,
         "found": found[0] if len(found) == 1 else None,
         "found_count": len(found),
-        "clock": _clock(round_),
+        "clock": clock_state(round_),
         "poll": POLL_SECONDS,
     }
 
@@ -461,7 +462,7 @@ def _player_context(t: Tournament, me: Player) -> dict[str, Any]:
                     for o in opponents
                     if not o.absent
                 ],
-                "result": _result_text(match, members),
+                "result": result_text(match, members),
                 "outcome": _outcome(match, seat, opponents),
             }
         )
@@ -552,7 +553,7 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
         rows = _pairing_rows(_round_matches(round_)) if round_ else []
         size = PROJECTOR_PAGE_ROWS
         pages = [rows[i : i + size] for i in range(0, len(rows), size)] or [[]]
-        return {"round": round_, "pages": pages, "clock": _clock(round_), "poll": POLL_SECONDS}
+        return {"round": round_, "pages": pages, "clock": clock_state(round_), "poll": POLL_SECONDS}
 
     return _page(request, t, "tournaments/projector.html", "tournaments/_projector.html", build)
 
