@@ -139,7 +139,7 @@ async def entering_results(slug: str, until: float) -> int:
     return count
 
 
-def load_run(slug: str, phones: int, seconds: int) -> None:
+def load_run(slug: str, players: int, phones: int, seconds: int) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -155,15 +155,18 @@ def load_run(slug: str, phones: int, seconds: int) -> None:
     try:
         time.sleep(3)
         paths = [f"/t/{slug}/standings/", f"/t/{slug}/pairings/", f"/t/{slug}/",
-                 f"/t/{slug}/pairings/?by=name", f"/t/{slug}/players/p17/"]  # fmt: skip
+                 f"/t/{slug}/pairings/?by=name"]  # fmt: skip
         stats: dict[str, list] = {"latency": [], "status": [], "errors": [], "bytes": []}
         lags: list[float] = []
 
         async def main() -> int:
             until = time.monotonic() + seconds
             rng = random.Random(1)
-            tasks = [phone(port, paths, until, stats, random.Random(rng.random()))
-                     for _ in range(phones)]  # fmt: skip
+            # Each phone belongs to a player: the fifth page it may show is its own
+            # player page, so a change costs up to one render per phone on it.
+            tasks = [phone(port, [*paths, f"/t/{slug}/players/p{1 + i % players}/"], until,
+                           stats, random.Random(rng.random()))
+                     for i in range(phones)]  # fmt: skip
             results = await asyncio.gather(
                 entering_results(slug, until), loop_lag(until, lags), *tasks
             )
@@ -228,7 +231,7 @@ def main() -> None:
     cache.clear()
     tournament = import_document(document(args.players, 9))
     server_times(tournament.slug)
-    load_run(tournament.slug, args.phones, args.seconds)
+    load_run(tournament.slug, args.players, args.phones, args.seconds)
 
 
 if __name__ == "__main__":

@@ -159,3 +159,197 @@ def test_a_compressed_fragment_is_served_to_phones_that_accept_gzip(
     )
     assert response["Content-Encoding"] == "gzip"
     assert "Ana Souza" in gzip.decompress(response.content).decode()
+
+
+# --- the player page's explanation of the tiebreakers ---------------------------------
+
+
+def _explain_table(html: str) -> str:
+    """The explanation table of a player page (thead to tfoot)."""
+    start = html.index('<table class="explain">')
+    return html[start : html.index("</table>", start)]
+
+
+def _two_day_doc() -> dict[str, Any]:
+    """Eight players on Day 1 (rounds 1-3); p1, p2, p3 and p5 play Day 2 (rounds 4-5)."""
+
+    def day(number: int, phase: int, *pairs: tuple[str, str, int, int]) -> dict[str, Any]:
+        return {
+            "number": number,
+            "phase": phase,
+            "matches": [
+                {"table": k, "players": [a, b], "wins": [wa, wb], "draws": 0}
+                for k, (a, b, wa, wb) in enumerate(pairs, start=1)
+            ],
+        }
+
+    return {
+        "format": "swiss-tournament/1",
+        "name": "Two-day Open",
+        "system": "mtr",
+        "seed": 7,
+        "players": [{"id": f"p{k}", "name": f"Player {k}"} for k in range(1, 9)],
+        "rounds": [
+            day(
+                1, 1, ("p1", "p8", 2, 0), ("p2", "p7", 2, 0), ("p3", "p4", 2, 1), ("p5", "p6", 2, 0)
+            ),
+            day(
+                2, 1, ("p1", "p5", 2, 1), ("p2", "p4", 2, 0), ("p3", "p6", 2, 0), ("p7", "p8", 2, 1)
+            ),
+            day(
+                3, 1, ("p1", "p2", 2, 1), ("p3", "p5", 0, 2), ("p4", "p8", 2, 0), ("p6", "p7", 2, 0)
+            ),
+            day(4, 2, ("p1", "p3", 0, 2), ("p2", "p5", 2, 0)),
+            day(5, 2, ("p1", "p5", 0, 2), ("p2", "p3", 2, 0)),
+        ],
+    }
+
+
+def test_a_player_cut_after_day_one_sees_values_as_of_then_averaging_to_the_stored_omw(
+    client: Client,
+) -> None:
+    from fractions import Fraction
+
+    from scoring.engine.explain import OpponentTerm
+    from scoring.models import Standing
+    from scoring.services import edge, explanation
+    from tournaments.models import Player
+
+    t = import_document(_two_day_doc())
+    p4 = Player.objects.get(tournament=t, external_id="p4")
+    found = explanation(t, p4)
+    assert found is not None and found.frozen and found.after_round == 3
+    terms = [term for term in found.terms if isinstance(term, OpponentTerm)]
+    stored = Standing.objects.get(player=p4).tiebreakers
+    mean = sum((term.mw for term in terms), Fraction(0)) / len(terms)
+    assert edge(mean) == stored["omw"]
+    # p3 was 2-1 after Day 1 (6/9) and finished 3-2; the explanation uses the 6/9.
+    assert (terms[0].opponent, terms[0].mw) == ("p3", Fraction(6, 9))
+
+    html = client.get(f"/t/{t.slug}/players/p4/").content.decode()
+    assert "Values as they stood after round 3 (end of Day 1)" in html
+    table = _explain_table(html)
+    assert table.count("<tr>") == 1 + len(terms) + 1  # head, one per term, total
+    assert "66.67%" in table and "60.00%" not in table  # p3 then, not p3 now
+    omw = f"{stored['omw'] * 100:.2f}%"
+    assert f"<dd>{omw}</dd>" in html  # the stored value above ...
+    assert f'<td class="num">{omw}</td>' in table.split("<tfoot>")[1]  # ... is the total
+
+
+def test_a_player_who_made_day_two_is_explained_without_an_as_of_line(client: Client) -> None:
+    t = import_document(_two_day_doc())
+    html = client.get(f"/t/{t.slug}/players/p3/").content.decode()
+    assert "Values as they stood" not in html
+    assert _explain_table(html).count("<tr>") == 2 + 5  # five opponents over two days
+
+
+def test_the_htmx_partial_of_a_frozen_player_carries_the_explanation(client: Client) -> None:
+    t = import_document(_two_day_doc())
+    html = client.get(f"/t/{t.slug}/players/p8/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in html
+    assert "Values as they stood after round 3 (end of Day 1)" in html
+    assert "<thead>" in _explain_table(html) and "<tfoot>" in _explain_table(html)
+
+
+def test_a_pod_player_page_shows_what_each_game_adds_to_win_resistance(
+    client: Client, pod7: dict[str, Any]
+) -> None:
+    t = import_document(pod7)
+    html = client.get(f"/t/{t.slug}/players/derek/").content.decode()
+    table = _explain_table(html)
+    assert "Win resistance" in html and "round robin is complete" in html
+    assert "Opp. win %" not in table  # skipped in a complete round robin
+    # Derek beat Andy (4 wins), Tino (5), Mariano (2) and the bye (0): 11.
+    for name, wr in (
+        ("Andy Pettitte", "4.00"),
+        ("Tino Martinez", "5.00"),
+        ("Mariano Rivera", "2.00"),
+    ):
+        row = next(r for r in table.split("<tr>") if name in r)
+        assert f'<td class="num">{wr}</td>' in row and "win" in row
+    assert "<em>bye</em>" in table
+    assert '<td class="num">11.00</td>' in table.split("<tfoot>")[1]
+
+
+def test_a_league_player_page_shows_placement_points_for_each_game(client: Client) -> None:
+    doc = {
+        "format": "swiss-tournament/1",
+        "name": "Board game league",
+        "system": "league",
+        "players": [{"id": p, "name": f"Player {p.upper()}"} for p in "abcde"],
+        "rounds": [
+            {"number": 1, "matches": [
+                {"table": 1, "players": ["a", "b", "c", "d"], "places": [1, 2, 3, 4],
+                 "scores": [140, 120, 100, 80]},
+                {"table": 2, "players": ["e"], "bye": True},
+            ]},
+            {"number": 2, "matches": [
+                {"table": 1, "players": ["c", "d", "a", "e"], "places": [1, 2, 3, 4],
+                 "scores": [50, 40, 30, 20]},
+                {"table": 2, "players": ["b"], "bye": True},
+            ]},
+        ],
+    }  # fmt: skip
+    t = import_document(doc)
+    html = client.get(f"/t/{t.slug}/players/a/").content.decode()
+    table = _explain_table(html)
+    rows = table.split("<tbody>")[1].split("</tbody>")[0].split("<tr>")[1:]
+    # 1st of 4 (11 points, +27.27 on a mean of 110), then 3rd of 4 (4 points, -14.29).
+    assert [c in rows[0] for c in ("1st", ">11<", "140.00", "110.00", "27.27")] == [True] * 5
+    assert [c in rows[1] for c in ("3rd", ">4<", "30.00", "35.00", "-14.29")] == [True] * 5
+    total = table.split("<tfoot>")[1]
+    assert ">15<" in total and "1/0/1/0/0" in total and "170.00" in total and "12.99" in total
+    # Another player's page of the same version, with the cache warm: their own table.
+    bye = _explain_table(client.get(f"/t/{t.slug}/players/b/").content.decode())
+    assert "agreed bye" in bye
+
+
+def test_two_players_pages_of_the_same_version_each_show_their_own_explanation(
+    client: Client,
+) -> None:
+    t = import_document(_two_day_doc())
+    first = client.get(f"/t/{t.slug}/players/p4/").content.decode()
+    second = client.get(f"/t/{t.slug}/players/p3/").content.decode()
+    assert "Values as they stood" in first
+    assert "Values as they stood" not in second
+
+
+def test_each_players_polled_partial_is_their_own_and_carries_its_own_etag(
+    client: Client,
+) -> None:
+    t = import_document(_two_day_doc())
+    pages = {}
+    for pid in ("p4", "p3", "p4"):
+        response = client.get(f"/t/{t.slug}/players/{pid}/", HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+        pages.setdefault(pid, []).append((response.content, response["ETag"]))
+    (p4_body, p4_etag), (p4_again, p4_etag_again) = pages["p4"]
+    ((p3_body, p3_etag),) = pages["p3"]
+    assert p4_body == p4_again and p4_etag == p4_etag_again
+    assert p3_body != p4_body and p3_etag != p4_etag
+    assert b"/players/p3/" in p3_body and b"/players/p4/" in p4_body
+
+
+@pytest.mark.parametrize(("name", "step"), [("melee-439208", 1), ("melee-438329", 7)])
+def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_event(
+    name: str, step: int
+) -> None:
+    """Both events have a Day 2 cut, players who stopped early and a top 8; every `step`-th player is checked
+    (all of the smaller one), each one against explain() on the whole event."""
+    from scoring.engine.explain import explain
+    from scoring.services import event_record, explanation, neighbourhood, neighbourhood_record
+    from tests.conftest import load_shared
+    from tournaments.models import Player
+
+    t = import_document(load_shared(f"data/real/{name}.json"))
+    whole = event_record(t)
+    players = list(Player.objects.filter(tournament=t).order_by("id"))[::step]
+    frozen = 0
+    for player in players:
+        part = neighbourhood_record(t, neighbourhood(t, player))
+        assert len(part.players) < len(whole.players)
+        found = explanation(t, player)
+        assert found == explain(whole, player.external_id), player.external_id
+        assert found is not None
+        frozen += found.frozen
+    assert 0 < frozen < len(players)  # both frozen and Day 2 players are covered

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.core.cache import cache
@@ -27,9 +28,16 @@ RENDER_WAIT_SECONDS = 2.0
 FRAGMENT_SECONDS = 300
 
 
-def fragment_key(t: Tournament, partial: str, query: str) -> str:
-    # created_at guards against a deleted event's pk being reused with the same version.
-    return f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version}:{partial}:{query}"
+def fragment_key(t: Tournament, partial: str, query: str, subject: str = "") -> str:
+    """The cache key of one fragment: tournament version, template, whose page, query.
+
+    `subject` names what the page is about beyond its query (a player's page).
+    created_at guards against a deleted event's pk being reused with the same version.
+    """
+    return (
+        f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version}:{partial}:"
+        f"{quote(subject, safe='')}:{quote(query, safe='=&')}"
+    )
 
 
 def render(t: Tournament, partial: str, query: str, context: dict[str, Any]) -> str:

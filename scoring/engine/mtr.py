@@ -453,14 +453,28 @@ def _tally_phases(
     return totals, pairings, snapshots
 
 
-def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
-    """Standings rows, best first, for `rounds` (already cut to the requested round and
-    holding only rounds with at least one result)."""
-    rules = rules_for(event)
+@dataclass(slots=True)
+class Tallied:
+    """The Swiss rounds of an event added up, phase by phase (shared by compute and
+    explain.py, so that an explanation is made from exactly what the standings were)."""
+
+    ids: list[str]  # player ids by index
+    index: dict[str, int]
+    # Swiss rounds in tally order, (phase, number): pairings[k] holds swiss[k]'s seats.
+    swiss: list[RoundRecord]
+    totals: list[int]
+    pairings: list[list[int]]
+    # (phase, totals at its end, number of rounds of pairings by then), in phase order.
+    snapshots: list[tuple[int, list[int], int]]
+    # The last Swiss phase each player played in (0 = never played).
+    last_phase: list[int]
+
+
+def tally(event: EventRecord, rounds: list[RoundRecord], rules: SwissRules) -> Tallied:
+    """Add up the Swiss (non-playoff) rounds of `rounds` and find each player's phase."""
     ids: list[str] = list(map(_player_id, event.players))
     index = dict(zip(ids, range(len(ids)), strict=True))
     swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
-    playoffs = [r for r in rounds if r.playoff]
     phases = sorted({r.phase for r in swiss})
 
     try:
@@ -485,6 +499,30 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
             for changed, before in zip(map(ne, state, previous), last_phase, strict=True)
         ]
         previous = state
+    return Tallied(ids, index, swiss, totals, pairings, snapshots, last_phase)
+
+
+def snapshot_of(tallied: Tallied, player: int) -> tuple[int, list[int], int]:
+    """The snapshot a player's values are computed from: the end of the last phase they
+    played, or the final one for a player who never played (the rule `compute` applies
+    group by group)."""
+    phase = tallied.last_phase[player]
+    if phase:
+        for snapshot in tallied.snapshots:
+            if snapshot[0] == phase:
+                return snapshot
+    return tallied.snapshots[-1]
+
+
+def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
+    """Standings rows, best first, for `rounds` (already cut to the requested round and
+    holding only rounds with at least one result)."""
+    rules = rules_for(event)
+    tallied = tally(event, rounds, rules)
+    ids, index, totals = tallied.ids, tallied.index, tallied.totals
+    pairings, snapshots, last_phase = tallied.pairings, tallied.snapshots, tallied.last_phase
+    playoffs = [r for r in rounds if r.playoff]
+    size = len(ids)
 
     # scoring.md s.1: a player who plays no round of a later phase keeps their values as
     # they stood at the end of the last phase they played, opponents' values included.

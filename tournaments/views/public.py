@@ -11,6 +11,8 @@ import functools
 import gzip
 import io
 from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -23,7 +25,9 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import quote_etag
 from django.utils.safestring import mark_safe
 
+from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
+from scoring.services import HoodSeat, Neighbourhood, edge, explanation, neighbourhood
 from tournaments import live
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
 from tournaments.services import (
@@ -65,7 +69,7 @@ def live_page(view: View) -> View:
         )
         etag = quote_etag(
             f"{t.created_at.timestamp():.0f}.{t.version}-{variant}-{view.__name__}-"
-            f"{request.GET.urlencode()}"
+            f"{quote('/'.join(map(str, kwargs.values())), safe='')}-{request.GET.urlencode()}"
         )
         if etag in (e.strip() for e in request.headers.get("If-None-Match", "").split(",")):
             response: HttpResponse = HttpResponseNotModified()
@@ -87,15 +91,17 @@ def _page(
     partial: str,
     build: Callable[[], dict[str, Any]],
     page: Callable[[], dict[str, Any]] | None = None,
+    *,
+    subject: str = "",
 ) -> HttpResponse:
     """The full page, or for HTMX the partial the page includes.
 
-    The partial is rendered once per tournament version and query (`build` makes its
-    context only then); the full page adds the light `page` context around it.
+    The partial is rendered once per tournament version, subject (whose page) and query
+    (`build` makes its context only then); the full page adds the light `page` context around it.
     """
     t = tournament
     query = request.GET.urlencode()
-    key = live.fragment_key(t, partial, query)
+    key = live.fragment_key(t, partial, query, subject)
 
     def fragment() -> str:
         return live.render_once(key, lambda: live.render(t, partial, query, build()))
@@ -195,14 +201,19 @@ def standings_context(tournament: Tournament) -> dict[str, Any]:
 def standings_rows_html(
     tournament: Tournament, rows: list[tuple[Any, ...]], keys: list[str]
 ) -> str:
-    """The table body, built directly: 2,048 rows through template tags take ~0.5 s."""
+    """The table body, built directly: 2,048 rows through template tags take ~0.5 s.
+
+    This is the first render after every result, so it is kept lean: numeric cells need
+    no escaping (digits, '.', '%', '/' and the dash only).
+    """
     player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
+    head, tail = (escape(part) for part in player_url.split("__pid__"))
+    percent = [k in PERCENT for k in keys]
     out = []
     for rank, points_, wins, losses, draws, tiebreakers, name, pid, dropped in rows:
-        url = player_url.replace("__pid__", quote(pid, safe=""))
         cells = "".join(
-            f'<td class="num tb tb-{i}">{escape(tiebreak(tiebreakers.get(k), k))}</td>'
-            for i, k in enumerate(keys, start=1)
+            f'<td class="num tb tb-{i}">{tiebreak(tiebreakers.get(k), pct)}</td>'
+            for i, (k, pct) in enumerate(zip(keys, percent, strict=True), start=1)
         )
         dropped_class, dropped_note = (
             (' class="dropped"', " <small>(dropped)</small>") if dropped is not None else ("", "")
@@ -210,7 +221,8 @@ def standings_rows_html(
         out.append(
             f"<tr{dropped_class}>"
             f'<td class="num">{rank}</td>'
-            f'<th scope="row"><a href="{escape(url)}">{escape(name)}</a>{dropped_note}</th>'
+            f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
+            f"{escape(name)}</a>{dropped_note}</th>"
             f'<td class="num">{format_points(points_)}</td>'
             f'<td class="rec">{wins}-{losses}-{draws}</td>{cells}</tr>'
         )
@@ -286,7 +298,7 @@ def _round_matches(round_: Round) -> list[dict[str, Any]]:
     return tables
 
 
-def result_text(match: Match | _Match, seats: list[Seat] | list[_Seat]) -> str:
+def result_text(match: Match | _Match, seats: list[Seat] | list[_Seat] | list[HoodSeat]) -> str:
     if match.kind == MatchKind.BYE:
         return "Bye"
     if match.kind == MatchKind.LOSS:
@@ -427,55 +439,55 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
     me = get_object_or_404(Player, tournament=t, external_id=pid)
     return _page(
         request, t, "tournaments/player.html", "tournaments/_player.html",
-        lambda: _player_context(t, me), lambda: {"me": me},
+        lambda: _player_context(t, me), lambda: {"me": me}, subject=me.external_id,
     )  # fmt: skip
 
 
+class _RoundLabel(NamedTuple):
+    number: int
+    playoff: bool
+
+
 def _player_context(t: Tournament, me: Player) -> dict[str, Any]:
-    standing = Standing.objects.filter(player=me).first()
-    my_seats = list(
-        Seat.objects.filter(player=me).select_related("match", "round").order_by("round__number")
-    )
-    match_ids = [s.match_id for s in my_seats]
-    others: dict[int, list[Seat]] = {}
-    for s in (
-        Seat.objects.filter(match_id__in=match_ids)
-        .exclude(player=me)
-        .select_related("player")
-        .order_by("position")
-    ):
-        others.setdefault(s.match_id, []).append(s)
-    opponent_ids = {s.player_id for group in others.values() for s in group}
-    opp_standing = {s.player_id: s for s in Standing.objects.filter(player_id__in=opponent_ids)}
+    """The player's rounds and explanation, from one two-query neighbourhood read."""
+    hood = neighbourhood(t, me)
+    rounds = {rid: _RoundLabel(number, playoff) for rid, number, _p, playoff, _w in hood.rounds}
+    tables: dict[int, list[HoodSeat]] = {}
+    for seat in hood.seats:
+        tables.setdefault(seat.match_id, []).append(seat)
     history = []
-    for seat in my_seats:
-        match = seat.match
-        opponents = others.get(match.id, [])
-        members = sorted([seat, *opponents], key=lambda s: s.position)
+    names: dict[str, str] = {}  # everyone the explanation names sat at one of my tables
+    for members in tables.values():
+        mine = next((s for s in members if s.player_id == me.pk), None)
+        if mine is None:
+            continue
+        first = members[0]
+        match = _Match(first.match_id, first.table, first.kind, first.reported, first.draws)
+        opponents = [s for s in members if s is not mine]
+        names.update((o.external_id, o.name) for o in opponents)
         history.append(
             {
-                "round": seat.round,
+                "round": rounds[first.round_id],
                 "table": match.table,
                 "match": match,
                 "opponents": [
-                    {"player": o.player, "standing": opp_standing.get(o.player_id)}
-                    for o in opponents
-                    if not o.absent
+                    {"player": _Person(o.name, o.external_id)} for o in opponents if not o.absent
                 ],
                 "result": result_text(match, members),
-                "outcome": _outcome(match, seat, opponents),
+                "outcome": _outcome(match, mine, opponents),
             }
         )
+    standing = Standing.objects.filter(player=me).first()
     return {
         "me": me,
         "standing": standing,
         "history": history,
-        "explanation": _explain(t, standing, history),
+        "explanation": _explain(t, me, names, hood) if standing is not None else None,
         "poll": POLL_SECONDS,
     }
 
 
-def _outcome(match: Match, seat: Seat, opponents: list[Seat]) -> str:
+def _outcome(match: _Match, seat: HoodSeat, opponents: list[HoodSeat]) -> str:
     if match.kind == MatchKind.BYE:
         return "win"
     if match.kind in (MatchKind.LOSS, MatchKind.DOUBLE_LOSS):
@@ -488,46 +500,87 @@ def _outcome(match: Match, seat: Seat, opponents: list[Seat]) -> str:
     return "win" if mine > theirs else "loss" if mine < theirs else "draw"
 
 
-# The floors an opponent's MW% and GW% count with (shared/spec/scoring.md: 0.33 in MTR
-# Appendix C and the DCI rules, exactly 1/3 on melee.gg).
-OPPONENT_FLOOR = {"mtr": 0.33, "dci": 0.33, "melee": 1 / 3}
-
-
 def _explain(
-    t: Tournament, standing: Standing | None, history: list[dict[str, Any]]
+    t: Tournament, me: Player, names: dict[str, str], hood: Neighbourhood
 ) -> dict[str, Any] | None:
-    """How OMW% and OGW% came about: each opponent's MW% and GW% and their mean.
+    """The explanation table of the player's tiebreakers, its cells formatted for the page.
 
-    Each opponent's MW% is their stored match points over 3 x rounds played, floored;
-    GW% is their stored GW%, floored. (A player frozen by a Day-2 cut is averaged over
-    their opponents' values as they stood then; the mean shown is always the stored one.)
+    The terms come from scoring.engine.explain, which works from the same tallies as the
+    stored standings: a player frozen by a cut sees their opponents' values as of then,
+    and every total is the stored value (both are rounded the same way, by `edge`).
     """
-    if standing is None or t.system not in OPPONENT_FLOOR:
+    found = explanation(t, me, hood)
+    if found is None:
         return None
-    floor = OPPONENT_FLOOR[t.system]
-    terms = []
-    for entry in history:
-        if entry["round"].playoff or not entry["match"].reported:
-            continue  # neither playoffs nor matches without a result count
-        for opp in entry["opponents"]:
-            s = opp["standing"]
-            if s is None:
-                continue
-            mw = float(s.points) / (3 * s.played) if s.played else 0.0
-            terms.append(
+
+    def percent(value: Fraction | None) -> str:
+        return tiebreak(None if value is None else float(value), True)
+
+    def number(value: Fraction | None) -> str:
+        return tiebreak(None if value is None else float(value), False)
+
+    def points(value: Fraction) -> str:
+        # As the stored standing shows points: 4 decimals, trailing zeros dropped.
+        return format_points(round(Decimal(value.numerator) / Decimal(value.denominator), 4))
+
+    def person(pid: str | None) -> dict[str, str] | None:
+        return None if pid is None else {"id": pid, "name": names.get(pid, pid)}
+
+    rows: list[dict[str, Any]] = []
+    for term in found.terms:
+        if isinstance(term, OpponentTerm):
+            rows.append(
                 {
-                    "round": entry["round"].number,
-                    "name": opp["player"].name,
-                    "id": opp["player"].external_id,
-                    "mw": max(mw, floor),
-                    "gw": max(s.tiebreakers.get("gw") or 0.0, floor),
+                    "round": term.round,
+                    "opponent": person(term.opponent),
+                    "mw": percent(term.mw),
+                    "gw": percent(term.gw),
+                }
+            )
+        elif isinstance(term, PodTerm):
+            rows.append(
+                {
+                    "round": term.round,
+                    "opponent": person(term.opponent),
+                    "outcome": term.outcome,
+                    "win_pct": percent(term.win_pct),
+                    "wr": number(term.wr),
+                    "owp": percent(term.owp),
+                    "wrr": number(term.wrr),
+                }
+            )
+        else:
+            rows.append(
+                {
+                    "round": term.round,
+                    "kind": term.kind,
+                    "table_size": term.table_size,
+                    "place": _ordinal(term.place),
+                    "points": points(term.points),
+                    "score": number(term.score),
+                    "table_mean": number(term.table_mean),
+                    "vs_average": number(term.vs_average),
                 }
             )
     return {
-        "terms": terms,
-        "omw": standing.tiebreakers.get("omw"),
-        "ogw": standing.tiebreakers.get("ogw"),
+        "system": "swiss" if found.system in ("mtr", "dci", "melee") else found.system,
+        "after_round": found.after_round,
+        "phase": found.phase,
+        "frozen": found.frozen,
+        "floor": percent(found.floor),
+        "skipped": bool(found.skipped),
+        "rows": rows,
+        # The totals as stored and shown above the table (rounded only by `edge`).
+        "totals": {key: tiebreak(edge(value), key) for key, value in found.totals.items()},
+        "points": points(found.points),
     }
+
+
+def _ordinal(place: int | None) -> str:
+    if place is None:
+        return ""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
 
 
 @live_page
