@@ -25,6 +25,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import quote_etag
 from django.utils.safestring import mark_safe
 
+from scoring.engine.api import SWISS_SYSTEMS
 from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
 from scoring.services import HoodSeat, Neighbourhood, edge, explanation, neighbourhood
@@ -563,7 +564,7 @@ def _explain(
                 }
             )
     return {
-        "system": "swiss" if found.system in ("mtr", "dci", "melee") else found.system,
+        "system": "swiss" if found.system in SWISS_SYSTEMS else found.system,
         "after_round": found.after_round,
         "phase": found.phase,
         "frozen": found.frozen,
