@@ -89,6 +89,11 @@ def edge(value: Tiebreak) -> Any:
     return round(float(value), DECIMALS) if not isinstance(value, int) else value
 
 
+def points_stored(value: Fraction) -> Decimal:
+    """Points as Standing.points stores and pages show them (4 decimal places)."""
+    return round(Decimal(value.numerator) / Decimal(value.denominator), 4)
+
+
 def points_edge(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else round(float(value), DECIMALS)
 
@@ -262,7 +267,7 @@ def forget_snapshots() -> None:
 def _values(row: StandingRow) -> tuple[Any, ...]:
     return (
         row.rank,
-        round(Decimal(row.points.numerator) / Decimal(row.points.denominator), 4),
+        points_stored(row.points),
         str(row.points),
         row.wins,
         row.losses,
@@ -453,6 +458,7 @@ class Neighbourhood:
     """
 
     player_id: int
+    player: tuple[str, int | None]  # (external id, dropped after round)
     rounds: list[tuple[int, int, int, bool, int | None]]
     seats: list[HoodSeat]
 
@@ -503,7 +509,12 @@ def neighbourhood(tournament: Tournament, player: Player) -> Neighbourhood:
                 games_won, place, score, absent, external_id, name, dropped,
             ) in cursor.fetchall()
         ]  # fmt: skip
-    return Neighbourhood(player_id=player.pk, rounds=rounds, seats=seats)
+    return Neighbourhood(
+        player_id=player.pk,
+        player=(player.external_id, player.dropped_after_round),
+        rounds=rounds,
+        seats=seats,
+    )
 
 
 SCORE_PLACES = Decimal("0.0001")  # Seat.score: DecimalField(decimal_places=4)
@@ -527,7 +538,8 @@ def neighbourhood_record(tournament: Tournament, hood: Neighbourhood) -> EventRe
     round the values stand after, and a witness only adds players nobody here met.
     tests/test_public_pages.py checks that this explains exactly like the full event.
     """
-    players: dict[int, tuple[str, int | None]] = {}
+    # The player first: one registered but never seated is still explained.
+    players: dict[int, tuple[str, int | None]] = {hood.player_id: hood.player}
     grouped: dict[int, list[HoodSeat]] = defaultdict(list)
     for seat in hood.seats:
         players[seat.player_id] = (seat.external_id, seat.dropped_after_round)
@@ -541,11 +553,6 @@ def neighbourhood_record(tournament: Tournament, hood: Neighbourhood) -> EventRe
             _match_record(first.kind, first.reported, first.draws, rows, ext)
         )
     known = [PlayerRecord(id=e, dropped_after_round=d) for _pk, (e, d) in sorted(players.items())]
-    if hood.player_id not in players:  # registered, never seated: still explained
-        player = Player.objects.only("external_id", "dropped_after_round").get(pk=hood.player_id)
-        known.append(
-            PlayerRecord(id=player.external_id, dropped_after_round=player.dropped_after_round)
-        )
     return EventRecord(
         system=tournament.system,  # type: ignore[arg-type]
         players=tuple(known),

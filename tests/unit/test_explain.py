@@ -11,7 +11,6 @@ import json
 import random
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,33 +32,10 @@ from scoring.engine.records import (
     StandingRow,
 )
 from tests.conftest import SHARED
-from tests.unit.test_scoring_mtr import OPPONENTS, build, bye, m, record_rounds
+from tests.unit.test_scoring_mtr import build, bye, event, m, omw_rounds, record_rounds
 
 F = Fraction
 FLOOR = F(33, 100)
-
-
-def event(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: Any) -> EventRecord:
-    """An event of everyone named in `rounds`; `phases` / `playoffs` by round number."""
-    players: dict[str, None] = {}
-    for matches in rounds:
-        for match in matches:
-            players.update(dict.fromkeys(match["players"]))
-            players.update(dict.fromkeys(match.get("absent", ())))
-    phases = extra.pop("phases", {})
-    playoffs = extra.pop("playoffs", ())
-    return event_from_document(
-        {
-            "format": "swiss-tournament/1",
-            "system": system,
-            "players": [{"id": p} for p in players],
-            "rounds": [
-                {"number": n, "phase": phases.get(n, 1), "playoff": n in playoffs, "matches": ms}
-                for n, ms in enumerate(rounds, start=1)
-            ],
-            **extra,
-        }
-    )
 
 
 def explained(ev: EventRecord, player: str) -> Explanation:
@@ -92,15 +68,7 @@ def league_terms(found: Explanation) -> list[LeagueTerm]:
 
 
 def omw_example(*, first_round_bye: bool) -> EventRecord:
-    entries: list[tuple[int, dict[str, Any]]] = []
-    for number, (wins, losses, draws) in enumerate(OPPONENTS, start=1):
-        opponent = f"o{number}"
-        if number == 1 and first_round_bye:
-            entries.append((1, bye("x")))
-            continue
-        entries.append((number, m(opponent, "x", 2, 0)))
-        entries += record_rounds(opponent, wins - 1, losses, draws, skip=[number])
-    return event(build(entries))
+    return event(omw_rounds(first_round_bye=first_round_bye))
 
 
 def test_omw_worked_example_lists_each_opponents_floored_mw_and_their_exact_mean() -> None:

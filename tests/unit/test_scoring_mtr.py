@@ -10,18 +10,20 @@ import pytest
 
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
-from scoring.engine.records import StandingRow, Standings
+from scoring.engine.records import EventRecord, StandingRow, Standings
 
 F = Fraction
 FLOOR = F(33, 100)
 
 
-def standings(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: Any) -> Standings:
-    """Standings of a document whose players are everyone named in `rounds`."""
+def event(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: Any) -> EventRecord:
+    """A document's event whose players are everyone named in `rounds` (and `players`);
+    `phases` / `playoffs` by round number."""
     players: dict[str, None] = dict.fromkeys(extra.pop("players", ()))
     for matches in rounds:
         for match in matches:
             players.update(dict.fromkeys(match["players"]))
+            players.update(dict.fromkeys(match.get("absent", ())))
     phases = extra.pop("phases", {})
     playoffs = extra.pop("playoffs", ())
     document = {
@@ -39,7 +41,12 @@ def standings(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: 
         ],
         **extra,
     }
-    return compute_standings(event_from_document(document))
+    return event_from_document(document)
+
+
+def standings(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: Any) -> Standings:
+    """Standings of a document whose players are everyone named in `rounds`."""
+    return compute_standings(event(rounds, system, **extra))
 
 
 def row(result: Standings, player: str) -> StandingRow:
@@ -174,7 +181,8 @@ def test_mw_of_three_two_nil_including_a_bye_is_sixty_percent() -> None:
 OPPONENTS = [(4, 4, 0), (7, 1, 0), (1, 3, 1), (3, 3, 1), (6, 2, 0), (5, 2, 1), (4, 3, 1), (6, 1, 1)]
 
 
-def omw_example(*, first_round_bye: bool) -> StandingRow:
+def omw_rounds(*, first_round_bye: bool) -> list[list[dict[str, Any]]]:
+    """x meets the eight OPPONENTS (or has a round-1 bye instead of the first)."""
     entries: list[tuple[int, dict[str, Any]]] = []
     for number, (wins, losses, draws) in enumerate(OPPONENTS, start=1):
         opponent = f"o{number}"
@@ -184,7 +192,11 @@ def omw_example(*, first_round_bye: bool) -> StandingRow:
         # x loses every match: each opponent's record includes its win over x.
         entries.append((number, m(opponent, "x", 2, 0)))
         entries += record_rounds(opponent, wins - 1, losses, draws, skip=[number])
-    return row(standings(build(entries)), "x")
+    return build(entries)
+
+
+def omw_example(*, first_round_bye: bool) -> StandingRow:
+    return row(standings(omw_rounds(first_round_bye=first_round_bye)), "x")
 
 
 def test_omw_is_the_exact_mean_of_floored_opponent_mw() -> None:

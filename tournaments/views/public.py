@@ -11,7 +11,6 @@ import functools
 import gzip
 import io
 from collections.abc import Callable
-from decimal import Decimal
 from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -28,7 +27,14 @@ from django.utils.safestring import mark_safe
 from scoring.engine.api import SWISS_SYSTEMS
 from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
-from scoring.services import HoodSeat, Neighbourhood, edge, explanation, neighbourhood
+from scoring.services import (
+    HoodSeat,
+    Neighbourhood,
+    edge,
+    explanation,
+    neighbourhood,
+    points_stored,
+)
 from tournaments import live
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
 from tournaments.services import (
@@ -70,7 +76,7 @@ def live_page(view: View) -> View:
         )
         etag = quote_etag(
             f"{t.created_at.timestamp():.0f}.{t.version}-{variant}-{view.__name__}-"
-            f"{quote('/'.join(map(str, kwargs.values())), safe='')}-{request.GET.urlencode()}"
+            f"{quote(page_subject(request), safe='')}-{request.GET.urlencode()}"
         )
         if etag in (e.strip() for e in request.headers.get("If-None-Match", "").split(",")):
             response: HttpResponse = HttpResponseNotModified()
@@ -85,6 +91,14 @@ def live_page(view: View) -> View:
     return wrapper
 
 
+def page_subject(request: HttpRequest) -> str:
+    """Whose page this is beyond the tournament: the URL's other arguments (a player's
+    id), so that the ETag and the cached fragment of one player's page are theirs."""
+    match = request.resolver_match
+    kwargs = match.kwargs if match else {}
+    return "/".join(str(v) for k, v in kwargs.items() if k != "slug")
+
+
 def _page(
     request: HttpRequest,
     tournament: Tournament,
@@ -92,8 +106,6 @@ def _page(
     partial: str,
     build: Callable[[], dict[str, Any]],
     page: Callable[[], dict[str, Any]] | None = None,
-    *,
-    subject: str = "",
 ) -> HttpResponse:
     """The full page, or for HTMX the partial the page includes.
 
@@ -102,7 +114,7 @@ def _page(
     """
     t = tournament
     query = request.GET.urlencode()
-    key = live.fragment_key(t, partial, query, subject)
+    key = live.fragment_key(t, partial, query, page_subject(request))
 
     def fragment() -> str:
         return live.render_once(key, lambda: live.render(t, partial, query, build()))
@@ -440,7 +452,7 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
     me = get_object_or_404(Player, tournament=t, external_id=pid)
     return _page(
         request, t, "tournaments/player.html", "tournaments/_player.html",
-        lambda: _player_context(t, me), lambda: {"me": me}, subject=me.external_id,
+        lambda: _player_context(t, me), lambda: {"me": me},
     )  # fmt: skip
 
 
@@ -521,8 +533,7 @@ def _explain(
         return tiebreak(None if value is None else float(value), False)
 
     def points(value: Fraction) -> str:
-        # As the stored standing shows points: 4 decimals, trailing zeros dropped.
-        return format_points(round(Decimal(value.numerator) / Decimal(value.denominator), 4))
+        return format_points(points_stored(value))
 
     def person(pid: str | None) -> dict[str, str] | None:
         return None if pid is None else {"id": pid, "name": names.get(pid, pid)}
