@@ -101,6 +101,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    from calibration import print_calibration
+
+    print_calibration()
     event = make_event(args.players, args.rounds)
     matches = sum(len(r.matches) for r in event.rounds)
     timings: list[float] = []

@@ -207,6 +207,9 @@ def main() -> None:
     parser.add_argument("--phones", type=int, default=1000)
     parser.add_argument("--seconds", type=int, default=60)
     args = parser.parse_args()
+    from calibration import print_calibration
+
+    print_calibration()
     tmp = tempfile.mkdtemp()
     os.environ.update(
         DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
@@ -224,7 +227,7 @@ def main() -> None:
     from bench_result_entry import document
     from django.core.management import call_command
 
-    from tournaments.interchange import import_document
+    from tournaments.services import import_document
 
     call_command("migrate", verbosity=0)
     from django.core.cache import cache

@@ -98,6 +98,9 @@ def bench(
 
 
 def main() -> None:
+    from calibration import print_calibration
+
+    print_calibration()
     exact = "--exact" in sys.argv
     sizes = [int(a) for a in sys.argv[1:] if a != "--exact"] or [2048, 8192]
     print("cost = (rematches, bye_repeat, bye_points, squared_diff, unequal_pairs)\n")

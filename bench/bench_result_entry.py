@@ -59,8 +59,8 @@ def run(players: int, at_round: int, entries: int) -> dict[str, float]:
 
     from scoring.services import forget_snapshots
     from tournaments import services
-    from tournaments.interchange import import_document
     from tournaments.models import Match, MatchKind
+    from tournaments.services import import_document
 
     call_command("migrate", verbosity=0)
     t0 = time.perf_counter()
@@ -115,6 +115,9 @@ def main() -> None:
     parser.add_argument("--round", type=int, default=10)
     parser.add_argument("--entries", type=int, default=40)
     args = parser.parse_args()
+    from calibration import print_calibration
+
+    print_calibration()
     os.environ.setdefault("DEBUG", "1")
     os.environ["DJANGO_SETTINGS_MODULE"] = "tournaments.settings"
     with tempfile.TemporaryDirectory() as tmp:

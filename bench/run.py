@@ -1,20 +1,39 @@
-"""`make bench`: every benchmark in turn; each prints its own figures."""
+"""`make bench`: every benchmark in turn; each prints its own figures.
+
+The calibration figure (bench/calibration.py) is measured once, printed first and passed
+to every benchmark in BENCH_CALIBRATION_MS, so each prints the same figure beside its own
+(a benchmark run alone measures it itself).
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["bench_engine.py", "bench_result_entry.py", "bench_pairing.py", "bench_pages.py"]
+sys.path.insert(0, str(HERE))
+
+from calibration import ENV, calibration_ms, print_calibration  # noqa: E402
+
+BENCHES = [
+    "bench_engine.py",
+    "bench_result_entry.py",
+    "bench_pairing.py",
+    "bench_organizer.py",
+    "bench_pages.py",
+]
 
 if __name__ == "__main__":
+    os.environ.pop(ENV, None)  # measure here, on this machine, now
+    print_calibration()
+    env = {**os.environ, ENV: repr(calibration_ms())}
     failed = 0
     for name in BENCHES:
         path = HERE / name
         if not path.exists():
             continue
         print(f"== {name}", flush=True)
-        failed |= subprocess.call([sys.executable, str(path)], cwd=HERE.parent)
+        failed |= subprocess.call([sys.executable, str(path)], cwd=HERE.parent, env=env)
     sys.exit(failed)

@@ -33,5 +33,4 @@ class StandingsState(models.Model):
         Tournament, on_delete=models.CASCADE, related_name="standings_state"
     )
     after_round = models.PositiveSmallIntegerField(null=True, blank=True)
-    version = models.PositiveBigIntegerField(default=0)
     computed_at = models.DateTimeField(auto_now=True)

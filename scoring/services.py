@@ -115,6 +115,7 @@ class _Snapshot:
     ext: dict[int, str]  # player pk -> engine id
     rows: dict[str, tuple[int, StandingRow]]  # engine id -> (position, row) as stored
     opponents: dict[str, set[str]] | None = None  # built on the first patch, then kept
+    after_round: int | None = None  # as StandingsState stores it
 
 
 _snapshots: dict[int, _Snapshot] = {}
@@ -168,11 +169,23 @@ def _patched(snapshot: _Snapshot, changed: Iterable[int]) -> EventRecord | None:
     changed = list(changed)
     if any(pk not in snapshot.where for pk in changed):
         return None
-    seats = _seats_by_match(Seat.objects.filter(match_id__in=changed))
+    # One read: each changed match's seats, its own fields riding along on every seat.
+    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+    fields: dict[int, tuple[str, bool, int]] = {}
+    for row in (
+        Seat.objects.filter(match_id__in=changed)
+        .order_by("match_id", "position")
+        .values_list(
+            "match_id", "player_id", "games_won", "place", "score", "absent",
+            "match__kind", "match__reported", "match__draws",
+        )
+    ):  # fmt: skip
+        seats[row[0]].append(row[:6])
+        fields[row[0]] = row[6:]
+    if set(fields) != set(changed):
+        return None  # a match without seats: read the whole event
     rounds = list(snapshot.event.rounds)
-    for match_id, kind, reported, draws in Match.objects.filter(pk__in=changed).values_list(
-        "id", "kind", "reported", "draws"
-    ):
+    for match_id, (kind, reported, draws) in fields.items():
         i, j = snapshot.where[match_id]
         matches = list(rounds[i].matches)
         matches[j] = _match_record(kind, reported, draws, seats[match_id], snapshot.ext)
@@ -201,7 +214,11 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
         missed = _missed_changes(tournament, previous.version)
     changed = None if missed is None else [*missed, *(changed_matches or ())]
     event = _patched(previous, changed) if changed is not None else None  # type: ignore[arg-type]
-    if event is not None and previous is not None and len(event.players) == len(previous.rows):
+    incremental = (
+        event is not None and previous is not None and len(event.players) == len(previous.rows)
+    )
+    if incremental:
+        assert event is not None and previous is not None
         snapshot = replace(previous, version=tournament.version, event=event, rows={})
         standings = compute_standings(event)
         touched = _touched(snapshot, changed or ())
@@ -214,10 +231,11 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
         snapshot.rows = _store_all(tournament, standings, snapshot.ext)
     if changed_matches is not None:
         record_change(tournament, list(changed_matches))
-    StandingsState.objects.update_or_create(
-        tournament=tournament,
-        defaults={"after_round": standings.after_round, "version": tournament.version},
-    )
+    if not incremental or missed or previous.after_round != standings.after_round:  # type: ignore[union-attr]
+        StandingsState.objects.update_or_create(
+            tournament=tournament, defaults={"after_round": standings.after_round}
+        )
+    snapshot.after_round = standings.after_round
 
     def remember() -> None:
         with _snapshots_lock:

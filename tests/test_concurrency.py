@@ -29,9 +29,8 @@ from django.db import connection, transaction
 from scoring.models import Standing
 from scoring.services import forget_snapshots, recompute
 from tournaments import services
-from tournaments.interchange import import_document
 from tournaments.models import AuditAction, AuditEntry, Match, MatchKind, Round, Seat, Tournament
-from tournaments.services import ServiceError
+from tournaments.services import ServiceError, import_document
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,11 +27,11 @@ from scoring.models import Standing
 from tournaments.interchange import (
     DocumentError,
     export_document,
-    import_document,
     parse_document,
     validate_document,
 )
 from tournaments.models import Match, Player, Round, Seat, Tournament
+from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
 

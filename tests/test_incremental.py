@@ -13,8 +13,8 @@ import scoring.services
 from scoring.models import Standing
 from scoring.services import forget_snapshots, recompute
 from tournaments import services
-from tournaments.interchange import import_document
 from tournaments.models import Match, MatchKind
+from tournaments.services import import_document
 
 
 def stored(tournament: Any) -> list[tuple[Any, ...]]:

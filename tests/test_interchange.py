@@ -14,11 +14,11 @@ from tests.conftest import REAL_EVENTS
 from tournaments.interchange import (
     DocumentError,
     export_document,
-    import_document,
     parse_document,
     validate_document,
 )
 from tournaments.models import Match, Player, Seat, Tournament
+from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from tournaments import services
-from tournaments.interchange import import_document
 from tournaments.models import Match, Round
+from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
 

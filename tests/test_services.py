@@ -10,8 +10,8 @@ import pytest
 from scoring.models import Standing
 from scoring.services import standings_document
 from tournaments import services
-from tournaments.interchange import import_document
 from tournaments.models import Match, Player
+from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,9 @@
-"""Admin: browsing, plus result correction through the service (never a raw save)."""
+"""Admin: browsing; every change goes through the services (never a raw save).
+
+Scoring inputs (systems, seeds, drops, phases, rounds) are shown read-only: the event
+screen changes them through the services, which audit, bump the version and recompute.
+A player's name and a match's result can be edited here, through the same services.
+"""
 
 from __future__ import annotations
 
@@ -12,22 +17,47 @@ from tournaments import services
 from tournaments.models import Match, MatchKind, Player, Round, Tournament
 
 
+class ReadOnly(admin.ModelAdmin):
+    """Shown, never written: no add, change or delete from the admin."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "system", "status", "best_of"]
+class TournamentAdmin(ReadOnly):
+    list_display = ["name", "slug", "system", "status", "best_of", "version"]
     search_fields = ["name", "slug"]
-    readonly_fields = ["version"]
 
 
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
+    """Only the name is edited here, through services.rename_player."""
+
     list_display = ["name", "external_id", "tournament", "dropped_after_round"]
     list_filter = ["tournament"]
     search_fields = ["name"]
+    fields = ["name", "external_id", "tournament", "dropped_after_round", "made_phase"]
+    readonly_fields = ["external_id", "tournament", "dropped_after_round", "made_phase"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # players join through the event screen or an import
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a player's matches are the standings' source of truth
+
+    def save_model(self, request: HttpRequest, obj: Player, form: Any, change: bool) -> None:
+        services.rename_player(player=obj, name=form.cleaned_data["name"], by=request.user)
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(ReadOnly):
     list_display = ["tournament", "number", "phase", "playoff"]
     list_filter = ["tournament"]
 
@@ -84,12 +114,16 @@ class MatchAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # matches come from pairing or import
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # undo the round's pairing on the event screen instead
+
     def save_model(self, request: HttpRequest, obj: Match, form: Any, change: bool) -> None:
         data = form.cleaned_data
         first, second = data.get("wins_first"), data.get("wins_second")
         services.record_result(
-            match=obj,
+            match=Match.objects.get(pk=obj.pk),  # the stored row, not the form's edit
             wins=None if first is None else (first, second),
             draws=data.get("draws") or 0,
             double_loss=bool(data.get("double_loss")),
+            by=request.user,
         )

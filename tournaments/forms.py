@@ -9,29 +9,13 @@ from typing import Any
 from django import forms
 
 from tournaments.models import Seat, System
+from tournaments.rules import TOP_CUT_CHOICES, TOP_CUT_SIZES
 
 NOT_NEGATIVE = {
     "min_value": "Game counts cannot be negative.",
     "invalid": "Enter a whole number of games.",
 }
 RESULT_RE = re.compile(r"^\s*(\d{1,2})-(\d{1,2})(?:-(\d{1,2}))?\s*$")
-
-# One-click results per best-of: (label, value) where value is "wins-wins[-draws]".
-QUICK_RESULTS = {
-    3: [
-        ("2-0", "2-0"),
-        ("2-1", "2-1"),
-        ("1-2", "1-2"),
-        ("0-2", "0-2"),
-        ("1-1", "1-1"),
-        ("Draw 0-0-3", "0-0-3"),
-    ],
-    1: [("1-0", "1-0"), ("0-1", "0-1"), ("Draw", "0-0-1")],
-}
-PLAYOFF_RESULTS = {
-    3: [("2-0", "2-0"), ("2-1", "2-1"), ("1-2", "1-2"), ("0-2", "0-2")],
-    1: [("1-0", "1-0"), ("0-1", "0-1")],
-}
 
 
 class TournamentForm(forms.Form):
@@ -48,7 +32,7 @@ class TournamentForm(forms.Form):
         help_text="Leave empty to decide later: the event screen suggests a number.",
     )
     top_cut = forms.TypedChoiceField(
-        choices=[(0, "No top cut"), (2, "Top 2"), (4, "Top 4"), (8, "Top 8")],
+        choices=[(n, f"Top {n}" if n else "No top cut") for n in TOP_CUT_CHOICES],
         coerce=int,
         initial=0,
     )
@@ -191,5 +175,5 @@ class CutForm(forms.Form):
 
 class TopCutForm(forms.Form):
     size = forms.TypedChoiceField(
-        choices=[(8, "Top 8"), (4, "Top 4"), (2, "Top 2")], coerce=int, initial=8
+        choices=[(n, f"Top {n}") for n in reversed(TOP_CUT_SIZES)], coerce=int, initial=8
     )

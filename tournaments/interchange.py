@@ -2,8 +2,9 @@
 
 `validate_document` checks a parsed document completely before anything is written and
 names every problem by its place (`rounds[2].matches[5].players[1]: unknown player 'p9'`).
-`import_document` writes a valid document in one transaction; `export_document` gives it
-back (a lossless round trip up to key order and defaults).
+tournaments.services.imports writes a valid document through the services' one write
+path; `export_document` gives it back (a lossless round trip up to key order and
+defaults). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-
 from scoring.engine.records import SYSTEMS
-from tournaments.models import AuditAction, Match, MatchKind, Player, Round, Seat, Tournament
+from tournaments.models import Match, MatchKind, Seat, Tournament
+from tournaments.rules import MAX_GAMES
 
 FORMAT = "swiss-tournament/1"
 MAX_ERRORS = 25
 # shared/spec/scoring.md section 4: a game seats 3 to 5 players.
 LEAGUE_TABLE_MIN, LEAGUE_TABLE_MAX = 3, 5
-MAX_GAMES = 99  # far above any real match; stops a typo such as 2000 from being stored
 MAX_SCORE = 10**9  # Seat.score holds 10 digits before the point
 
 
@@ -316,133 +315,6 @@ def _check_game(
                     c.add(f"{place}.scores[{k}]", f"expected a number, got {_type_name(s)}")
                 elif abs(s) >= MAX_SCORE:
                     c.add(f"{place}.scores[{k}]", f"must be below {MAX_SCORE:,} in size")
-
-
-def _decimal(value: int | float) -> Decimal:
-    return Decimal(str(value))
-
-
-def unique_slug(name: str) -> str:
-    from django.utils.text import slugify
-
-    base = (slugify(name) or "tournament")[:200]
-    slug, n = base, 1
-    while Tournament.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
-
-
-@transaction.atomic
-def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
-    """Create a tournament from a document; nothing is written if it is invalid."""
-    from scoring.services import recompute
-    from tournaments.services import new_seed
-
-    validate_document(doc)
-    system = doc["system"]
-    rounds = doc.get("rounds", [])
-    played = [r for r in rounds if r.get("matches")]
-    tournament = Tournament.objects.create(
-        name=doc["name"].strip(),
-        slug=unique_slug(doc["name"]),
-        system=system,
-        best_of=doc.get("best_of", 1 if system == "pod" else 3),
-        seed=doc["seed"] if doc.get("seed") is not None else new_seed(),
-        status="running" if played else "registration",
-        phase=max((r.get("phase", 1) for r in rounds), default=1),
-        owner=owner,
-    )
-    # A player who played a round of phase N made the cut for phase N.
-    made: dict[str, int] = {}
-    for r in rounds:
-        for m in r.get("matches", []) if not r.get("playoff") else []:
-            for pid in m["players"]:
-                made[pid] = max(made.get(pid, 1), r.get("phase", 1))
-    players = Player.objects.bulk_create(
-        Player(
-            tournament=tournament,
-            external_id=p["id"],
-            name=p["name"].strip(),
-            dropped_after_round=p.get("dropped_after_round"),
-            made_phase=made.get(p["id"], 1),
-        )
-        for p in doc["players"]
-    )
-    by_id = {p.external_id: p for p in players}
-    round_rows = Round.objects.bulk_create(
-        Round(
-            tournament=tournament,
-            number=r["number"],
-            phase=r.get("phase", 1),
-            playoff=r.get("playoff", False),
-        )
-        for r in rounds
-    )
-    match_rows: list[Match] = []
-    for rnd, row in zip(rounds, round_rows, strict=True):
-        for m in rnd.get("matches", []):
-            match_rows.append(_match_row(row, m, system))
-    Match.objects.bulk_create(match_rows)
-    seats: list[Seat] = []
-    it = iter(match_rows)
-    for rnd, row in zip(rounds, round_rows, strict=True):
-        for m in rnd.get("matches", []):
-            seats.extend(_seat_rows(next(it), row, m, by_id))
-    Seat.objects.bulk_create(seats, batch_size=2000)
-    if any(r.get("playoff") for r in played) and tournament.status == "running":
-        tournament.status = "top_cut"
-        tournament.save(update_fields=["status"])
-    from tournaments.services import audit
-
-    audit(tournament, owner, AuditAction.IMPORT,
-          f"Imported {len(players)} players and {len(rounds)} rounds")  # fmt: skip
-    recompute(tournament)
-    return tournament
-
-
-def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:
-    if m.get("bye") is True:
-        kind, reported = MatchKind.BYE, True
-    elif m.get("loss") is True:
-        kind, reported = MatchKind.LOSS, True
-    elif system == "league":
-        kind, reported = MatchKind.GAME, "places" in m
-    elif m.get("result") == "double_loss":
-        kind, reported = MatchKind.DOUBLE_LOSS, True
-    else:
-        kind, reported = MatchKind.PLAYED, "wins" in m
-    return Match(
-        round=round_row,
-        table=m.get("table"),
-        kind=kind,
-        reported=reported,
-        draws=m.get("draws", 0) or 0,
-    )
-
-
-def _seat_rows(
-    match: Match, round_row: Round, m: dict[str, Any], by_id: dict[str, Player]
-) -> list[Seat]:
-    wins, places, scores = m.get("wins"), m.get("places"), m.get("scores")
-    seats = [
-        Seat(
-            match=match,
-            round=round_row,
-            player=by_id[pid],
-            position=k,
-            games_won=wins[k] if wins is not None else None,
-            place=places[k] if places is not None else None,
-            score=_decimal(scores[k]) if scores is not None else None,
-        )
-        for k, pid in enumerate(m["players"])
-    ]
-    n = len(seats)
-    seats += [
-        Seat(match=match, round=round_row, player=by_id[pid], position=n + k, absent=True)
-        for k, pid in enumerate(m.get("absent", []))
-    ]
-    return seats
 
 
 def _number(value: Decimal) -> int | float:

@@ -1,7 +1,9 @@
 """Rendered fragments of the live pages, cached per tournament version.
 
 Phones poll the fragments every few seconds; right after a result hundreds ask for the
-new version at once. A fragment is rendered once per version and query (single-flight
+new version at once. What a fragment shows comes from the read model (tournaments.pages);
+this module only renders it, caches it keyed by the tournament's one version number, and
+warms it after each committed write (`changed`, called by services.writing). A fragment is rendered once per version and query (single-flight
 across gunicorn workers when the cache is Redis), and after each write the busiest ones
 are rendered in the background before phones ask (`warm`).
 """
@@ -22,6 +24,7 @@ from django.db import connection
 from django.template.loader import render_to_string
 
 from tournaments.models import Tournament
+from tournaments.pages import public as pages
 
 log = logging.getLogger(__name__)
 RENDER_WAIT_SECONDS = 2.0
@@ -65,14 +68,34 @@ def render_once(key: str, render_fragment: Callable[[], str]) -> str:
     return render_fragment()  # the renderer died or is very slow: do it here
 
 
-def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
-    from tournaments.views.public import event_home_context, pairings_context, standings_context
+def fragment(
+    t: Tournament, partial: str, query: str, subject: str, build: Callable[[], dict[str, Any]]
+) -> str:
+    """A page's fragment as HTML: rendered from what `build` (a read-model function)
+    returns, once per version, subject and query, then served from the cache."""
+    key = fragment_key(t, partial, query, subject)
+    return render_once(key, lambda: render(t, partial, query, build()))
 
+
+def fragment_gz(
+    t: Tournament, partial: str, query: str, subject: str, build: Callable[[], dict[str, Any]]
+) -> bytes:
+    """The same fragment gzip-compressed, itself cached: phones fetch only this copy."""
+    key = fragment_key(t, partial, query, subject) + ":gz"
+    body = cache.get(key)
+    if body is None:
+        html = fragment(t, partial, query, subject, build)
+        body = gzip.compress(html.encode(), compresslevel=6, mtime=0)
+        cache.set(key, body, FRAGMENT_SECONDS)
+    return body
+
+
+def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
     return [
-        ("scoring/_standings.html", "", lambda: standings_context(t)),
-        ("tournaments/_pairings.html", "", lambda: pairings_context(t, {})),
-        ("tournaments/_pairings.html", "by=name", lambda: pairings_context(t, {"by": "name"})),
-        ("tournaments/_event_home.html", "", lambda: event_home_context(t)),
+        ("scoring/_standings.html", "", lambda: pages.standings(t)),
+        ("tournaments/_pairings.html", "", lambda: pages.pairings(t, {})),
+        ("tournaments/_pairings.html", "by=name", lambda: pages.pairings(t, {"by": "name"})),
+        ("tournaments/_event_home.html", "", lambda: pages.event_home(t)),
     ]
 
 
@@ -82,15 +105,13 @@ def warm_now(tournament_id: int) -> None:
     if t is None:
         return
     for partial, query, build in _busiest(t):
-        key = fragment_key(t, partial, query)
-        html = render_once(key, lambda p=partial, q=query, b=build: render(t, p, q, b()))
-        # Phones ask for the compressed copy (views.public._page).
-        cache.add(key + ":gz", gzip.compress(html.encode(), compresslevel=6, mtime=0),
-                  FRAGMENT_SECONDS)  # fmt: skip
+        fragment_gz(t, partial, query, "", build)
 
 
-def warm(tournament_id: int) -> None:
-    """After a committed write, warm the new version's fragments in the background."""
+def changed(tournament_id: int) -> None:
+    """A write to the tournament committed: warm the new version's fragments in the
+    background, before the phones ask. Never raises: the write is saved whatever happens
+    here, and a cold cache only costs the first phone a render."""
     if not settings.LIVE_PREWARM:
         return
 
@@ -102,4 +123,7 @@ def warm(tournament_id: int) -> None:
         finally:
             connection.close()
 
-    threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
+    try:
+        threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
+    except Exception:  # pragma: no cover - out of threads: the pages render on demand
+        log.exception("could not start warming tournament %s", tournament_id)

@@ -10,8 +10,8 @@ import pytest
 
 from tests.browser.conftest import ARTIFACTS
 from tournaments import services
-from tournaments.interchange import import_document
 from tournaments.models import Match
+from tournaments.services import import_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

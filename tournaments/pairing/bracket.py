@@ -10,21 +10,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from tournaments.rules import TOP_CUT_SIZES, suggested_swiss_rounds
+
 __all__ = [
     "BRACKET_SEEDS",
     "BracketMatch",
+    "bracket_of",
     "final_placings",
     "next_round",
     "seed_top_cut",
     "suggested_swiss_rounds",
 ]
 
-# Seed pairs per cut size, in bracket order.
+# Seed pairs per cut size (rules.TOP_CUT_SIZES), in bracket order.
 BRACKET_SEEDS: dict[int, tuple[tuple[int, int], ...]] = {
     8: ((1, 8), (4, 5), (2, 7), (3, 6)),
     4: ((1, 4), (2, 3)),
     2: ((1, 2),),
 }
+assert set(BRACKET_SEEDS) == set(TOP_CUT_SIZES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,33 @@ def seed_top_cut(ranked_ids: Sequence[str], size: int) -> tuple[BracketMatch, ..
     )
 
 
+def bracket_of(
+    size: int, rounds: Sequence[Sequence[tuple[str, str, str | None]]]
+) -> tuple[tuple[BracketMatch, ...], ...]:
+    """The bracket as played so far, from each round's matches in bracket order as
+    (first seat, second seat, winner or None).
+
+    Seeds come from the first round (BRACKET_SEEDS): a player keeps their seed all the way.
+    """
+    if size not in BRACKET_SEEDS:
+        raise ValueError(f"top cut size must be 8, 4 or 2, not {size}")
+    if not rounds or len(rounds[0]) != len(BRACKET_SEEDS[size]):
+        raise ValueError(f"the first playoff round of a top {size} has {size // 2} matches")
+    seeds: dict[str, int] = {}
+    for (high, low, _winner), (hs, ls) in zip(rounds[0], BRACKET_SEEDS[size], strict=True):
+        seeds[high], seeds[low] = hs, ls
+    out = []
+    for matches in rounds:
+        played = []
+        for high, low, winner in matches:
+            if high not in seeds or low not in seeds:
+                raise ValueError("a later playoff round holds a player the first did not")
+            match = BracketMatch(high, low, seeds[high], seeds[low])
+            played.append(match.with_winner(winner) if winner is not None else match)
+        out.append(tuple(played))
+    return tuple(out)
+
+
 def next_round(matches: Sequence[BracketMatch]) -> tuple[BracketMatch, ...]:
     """Pair the winners of adjacent matches (0 with 1, 2 with 3, ...)."""
     if len(matches) < 2 or len(matches) % 2:
@@ -99,17 +130,3 @@ def final_placings(rounds: Sequence[Sequence[BracketMatch]]) -> tuple[str, ...]:
             losers.append((match.seed_of(loser), loser))
         placings.extend(pid for _, pid in sorted(losers))
     return tuple(placings)
-
-
-def suggested_swiss_rounds(player_count: int) -> int:
-    """Swiss rounds for a field of `player_count` (Magic Tournament Rules, Appendix E).
-
-    9-16 players get 5 rounds (the MTR's number with a top-8 cut; 4 would only suit a
-    top 4).  At least 3 rounds, so 8 or fewer players play 3.
-    """
-    if player_count < 2:
-        raise ValueError("a Swiss needs at least 2 players")
-    for limit, rounds in ((8, 3), (32, 5), (64, 6), (128, 7), (226, 8), (409, 9)):
-        if player_count <= limit:
-            return rounds
-    return 10

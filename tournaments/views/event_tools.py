@@ -5,7 +5,6 @@ POST (redirect back) and with HTMX (the panel it changed)."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -18,11 +17,13 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import services
-from tournaments.interchange import DocumentError, export_document, import_document, parse_document
+from tournaments.interchange import DocumentError, export_document, parse_document
 from tournaments.models import AuditEntry, Tournament
+from tournaments.pages import organizer as pages
+from tournaments.pages.common import current_round
 from tournaments.permissions import manager_required
-from tournaments.services import ServiceError, current_round
-from tournaments.views.public import clock_state
+from tournaments.rules import DEFAULT_ROUND_MINUTES
+from tournaments.services import ServiceError
 
 T = "tournaments/manage/"
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a 2,000-player event's backup is a few MB
@@ -41,30 +42,6 @@ class RestoreForm(forms.Form):
     document = forms.FileField(label="Backup file (.json)")
 
 
-def clock_context(t: Tournament, **extra: Any) -> dict[str, Any]:
-    round_ = current_round(t)
-    return {
-        "tournament": t,
-        "clock_round": round_,
-        "clock": clock_state(round_),
-        "default_minutes": services.DEFAULT_ROUND_MINUTES,
-        "clock_buttons": [
-            ("resume", "", "Resume")
-            if round_ is not None and round_.clock_paused_remaining is not None
-            else ("pause", "", "Pause"),
-            ("add", 1, "+1 min"),
-            ("add", 5, "+5 min"),
-            ("add", -1, "−1 min"),
-            (
-                "start",
-                services.DEFAULT_ROUND_MINUTES,
-                f"Restart at {services.DEFAULT_ROUND_MINUTES}",
-            ),
-        ],
-        **extra,
-    }
-
-
 @require_POST
 @manager_required
 def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -80,7 +57,7 @@ def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         try:
             if action == "start":
                 services.start_clock(
-                    round=round_, minutes=minutes or services.DEFAULT_ROUND_MINUTES,
+                    round=round_, minutes=minutes or DEFAULT_ROUND_MINUTES,
                     by=request.user,
                 )  # fmt: skip
             elif action == "pause":
@@ -92,7 +69,7 @@ def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         except ServiceError as exc:
             error = str(exc)
     if request.htmx:
-        context = clock_context(tournament, clock_error=error)
+        context = pages.clock_panel(tournament, clock_error=error)
         return render(request, T + "_clock.html", context, status=422 if error else 200)
     if error:
         messages.error(request, error)
@@ -201,7 +178,7 @@ def restore(request: HttpRequest) -> HttpResponse:
                 problems = [f"document: larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB"]
             else:
                 try:
-                    t = import_document(parse_document(upload.read()), owner=request.user)
+                    t = services.import_document(parse_document(upload.read()), owner=request.user)
                 except DocumentError as exc:
                     problems = exc.problems
                 else:

@@ -12,18 +12,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch, Q
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
+from django_htmx.http import HttpResponseClientRedirect
 
-from tournaments import services
+from tournaments import live, services
 from tournaments.forms import (
-    PLAYOFF_RESULTS,
-    QUICK_RESULTS,
     CutForm,
     GameForm,
     PasteForm,
@@ -32,25 +29,12 @@ from tournaments.forms import (
     TopCutForm,
     TournamentForm,
 )
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
-from tournaments.pairing.bracket import BRACKET_SEEDS, suggested_swiss_rounds
+from tournaments.models import Match, MatchKind, Player, Round, Tournament
+from tournaments.pages import organizer as pages
+from tournaments.pages import public as public_pages
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
-from tournaments.views.event_tools import clock_context
-from tournaments.views.public import result_text, standings_context
 
-SWISS_SYSTEMS = {System.MTR, System.DCI, System.MELEE}
-MTR_ROUNDS = [
-    ("2-8", 3),
-    ("9-16", "4 (top 4) or 5 (top 8)"),
-    ("17-32", 5),
-    ("33-64", 6),
-    ("65-128", 7),
-    ("129-226", 8),
-    ("227-409", 9),
-    ("410+", 10),
-]
-PLAYOFF_NAMES = {4: "Quarterfinals", 2: "Semifinals", 1: "Final"}
 T = "tournaments/manage/"
 
 
@@ -61,73 +45,13 @@ def first_error(form: Form) -> str:
     return "Check the form."
 
 
-# --- Context (reads only) ----------------------------------------------------------------
+# --- The board -------------------------------------------------------------------------------
 
 
-def seats_prefetch() -> Prefetch:
-    return Prefetch(
-        "seats",
-        queryset=Seat.objects.select_related("player").order_by("position"),
-        to_attr="seat_list",
-    )
-
-
-def decorate(match: Match, best_of: int) -> Match:
-    """Display helpers on a match whose seats were prefetched as seat_list."""
-    seats = match.seat_list  # type: ignore[attr-defined]
-    match.winner_seat = services.winner(match, seats)  # type: ignore[attr-defined]
-    # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
-    two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
-    match.result_text = result_text(match, seats) if two_player else ""  # type: ignore[attr-defined]
-    match.quick = (  # type: ignore[attr-defined]
-        PLAYOFF_RESULTS if match.round.playoff else QUICK_RESULTS
-    )[best_of]
-    return match
-
-
-def round_matches(round_: Round, best_of: int) -> list[Match]:
-    matches = (
-        round_.matches.select_related("round")
-        .order_by("table", "id")
-        .prefetch_related(seats_prefetch())
-    )
-    return [decorate(m, best_of) for m in matches]
-
-
-def pick_round(t: Tournament, swiss: list[Round], number: int | None) -> Round | None:
-    if number is not None:
-        return next((r for r in swiss if r.number == number), None)
-    if t.system == System.POD:
-        for r in swiss:
-            if r.matches.filter(kind=MatchKind.PLAYED, reported=False).exists():
-                return r
-    return swiss[-1] if swiss else None
-
-
-def bracket_context(t: Tournament) -> dict[str, Any]:
-    rounds = []
-    seeds: dict[int, int] = {}
-    for k, matches in enumerate(services.bracket_rounds(t)):
-        decorated = []
-        for m, seats in matches:
-            m.seat_list = seats  # type: ignore[attr-defined]
-            decorate(m, t.best_of)
-            if k == 0 and t.top_cut in BRACKET_SEEDS and m.table:
-                high, low = BRACKET_SEEDS[t.top_cut][m.table - 1]
-                for seat, seed in zip(seats, (high, low), strict=False):
-                    seeds[seat.player_id] = seed
-            decorated.append(m)
-        for m in decorated:
-            for seat in m.seat_list:  # type: ignore[attr-defined]
-                seat.seed = seeds.get(seat.player_id)  # type: ignore[attr-defined]
-        rounds.append({"name": PLAYOFF_NAMES.get(len(decorated), "Playoff"), "matches": decorated})
-    last = rounds[-1]["matches"] if rounds else []
-    decided = all(m.winner_seat for m in last) if last else False  # type: ignore[attr-defined]
-    return {
-        "bracket": rounds,
-        "bracket_round_decided": decided,
-        "bracket_final_decided": decided and len(last) == 1,
-    }
+def standings_html(t: Tournament) -> str:
+    """The organizer's standings panel: the phones' own cached standings fragment (it
+    polls for itself, so a result entry never re-sends the standings)."""
+    return live.fragment(t, "scoring/_standings.html", "", "", lambda: public_pages.standings(t))
 
 
 def board_context(
@@ -135,75 +59,15 @@ def board_context(
 ) -> dict[str, Any]:
     """Everything the event screen shows, read fresh after the service wrote."""
     t = Tournament.objects.get(pk=tournament.pk)
-    players = list(t.players.order_by("id"))
-    active = [p for p in players if not p.dropped]
-    rounds = list(t.rounds.order_by("number"))
-    swiss = [r for r in rounds if not r.playoff]
-    last = rounds[-1] if rounds else None
-    viewed = pick_round(t, swiss, round_number)
-    missing_now = services.missing_results(last) if last else 0
-    missing_total = Match.objects.filter(
-        round__tournament=t, kind__in=[MatchKind.PLAYED, MatchKind.GAME], reported=False
-    ).count()
-    last_swiss = swiss[-1].number if swiss else 0
-    later = [r.number for r in swiss if viewed is not None and r.number > viewed.number]
-    undoable = (
-        last is not None
-        and t.status != Status.FINISHED
-        and not last.matches.filter(
-            kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
-        ).exists()
+    ctx = pages.board(t, round_number=round_number)
+    ctx.update(
+        cut_form=CutForm(),
+        top_cut_form=TopCutForm(initial={"size": t.top_cut or 8}),
+        player_form=PlayerForm(),
+        paste_form=PasteForm(),
+        standings_html=standings_html(t),
     )
-    ctx: dict[str, Any] = {
-        "tournament": t,
-        "players": players,
-        "active_count": len(active),
-        "late_entry": bool(rounds),
-        "swiss_rounds": swiss,
-        "viewed": viewed,
-        "matches": round_matches(viewed, t.best_of) if viewed else [],
-        "last_round": last,
-        "last_swiss": last_swiss,
-        "missing_now": missing_now,
-        "missing_total": missing_total,
-        "later_rounds": later,
-        "suggested_rounds": suggested_swiss_rounds(len(active)) if len(active) >= 2 else None,
-        "is_swiss": t.system in SWISS_SYSTEMS,
-        "is_league": t.system == System.LEAGUE,
-        "can_undo": undoable,
-        "can_pair": t.status != Status.FINISHED
-        and not (t.system == System.POD and rounds)
-        and missing_now == 0,
-        "pair_label": (
-            "Pair the next playoff round"
-            if t.status == Status.TOP_CUT
-            else (
-                "Pair the round robin" if t.system == System.POD else f"Pair round {len(swiss) + 1}"
-            )
-        ),
-        "can_cut": t.status == Status.RUNNING
-        and t.system in SWISS_SYSTEMS
-        and last is not None
-        and missing_now == 0,
-        "cut_form": CutForm(),
-        "top_cut_choices": [(0, "None"), (2, "Top 2"), (4, "Top 4"), (8, "Top 8")],
-        "top_cut_form": TopCutForm(initial={"size": t.top_cut or 8}),
-        "player_form": PlayerForm(),
-        "paste_form": PasteForm(),
-        "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
-        **standings_context(t),
-        **bracket_context(t),
-        **clock_context(t),
-    }
-    ctx["can_finish"] = (t.status == Status.RUNNING and missing_now == 0 and last is not None) or (
-        t.status == Status.TOP_CUT and ctx["bracket_final_decided"]
-    )
-    if t.status == Status.TOP_CUT and ctx["bracket_final_decided"]:
-        ctx["can_pair"] = False
-    if t.status == Status.TOP_CUT and not ctx["bracket_round_decided"]:
-        ctx["can_pair"] = False
     ctx.update(extra)
-    ctx["tournament"] = t
     return ctx
 
 
@@ -222,13 +86,7 @@ def back_to_event(tournament: Tournament, anchor: str = "") -> HttpResponse:
 
 
 def dashboard_context(request: HttpRequest, form: TournamentForm | None = None) -> dict[str, Any]:
-    user = request.user
-    mine = (
-        Tournament.objects.filter(Q(owner=user) | Q(staff=user))
-        .distinct()
-        .only("name", "slug", "system", "status", "created_at")
-    )
-    return {"tournaments": mine, "form": form or TournamentForm(), "mtr_rounds": MTR_ROUNDS}
+    return {**pages.dashboard(request.user), "form": form or TournamentForm()}
 
 
 @login_required
@@ -298,8 +156,7 @@ def players_response(
             messages.success(request, notice)
         return back_to_event(tournament, "#players-panel")
     ctx = board_context(tournament, players_error=error, players_notice=notice, oob=True, **extra)
-    response = render(request, T + "_players_response.html", ctx, status=status)
-    return trigger_client_event(response, "standings-changed") if not error else response
+    return render(request, T + "_players_response.html", ctx, status=status)
 
 
 @manager_required
@@ -378,8 +235,7 @@ def board_action(
     if not request.htmx:
         messages.success(request, notice)
         return back_to_event(tournament)
-    response = render_board(request, tournament, board_notice=notice)
-    return trigger_client_event(response, "standings-changed")
+    return render_board(request, tournament, board_notice=notice)
 
 
 @manager_required
@@ -465,30 +321,16 @@ def match_of(tournament: Tournament, pk: int) -> Match:
     )
 
 
-def later_notice(tournament: Tournament, match: Match) -> str:
-    later = list(
-        tournament.rounds.filter(playoff=False, number__gt=match.round.number).values_list(
-            "number", flat=True
-        )
-    )
-    if match.round.playoff or not later:
-        return ""
-    names = ", ".join(str(n) for n in later)
-    return (
-        f"Standings recomputed. Round{'s' if len(later) > 1 else ''} {names} "
-        f"{'were' if len(later) > 1 else 'was'} already paired on the old standings: "
-        "those pairings stay as they are."
-    )
-
-
 def result_response(
     request: HttpRequest,
     tournament: Tournament,
     match: Match,
     *,
     error: str = "",
-    notice: str = "",
 ) -> HttpResponse:
+    """After a result (or its refusal): the plain POST goes back to the round screen; the
+    HTMX one gets its row and the round's status, not the board (the standings panel
+    refreshes itself from its cached fragment)."""
     status = 422 if error else 200
     number = None if match.round.playoff else match.round.number
     if not request.htmx:
@@ -497,30 +339,30 @@ def result_response(
                 tournament, round_number=number, round_error=error, error_match=match.pk
             )
             return render(request, T + "event.html", ctx, status=status)
+        notice = pages.after_result(tournament, match)["round_notice"]
         if notice:
             messages.warning(request, notice)
         if match.round.playoff:
             return back_to_event(tournament, "#bracket-panel")
         url = reverse("manage_round", args=[tournament.slug, match.round.number])
         return redirect(f"{url}#match-{match.pk}")
-    ctx = board_context(
-        tournament,
-        round_number=number,
-        round_error=error,
-        round_notice=notice,
-        error_match=match.pk if error else None,
-        bracket_error=error,
-        oob=True,
-    )
+    t = Tournament.objects.get(pk=tournament.pk)
     if match.round.playoff:
-        template = "_bracket_response.html"
-    else:
-        ctx["match"] = next(m for m in ctx["matches"] if m.pk == match.pk)
-        template = (
-            "_game_response.html" if match.kind == MatchKind.GAME else "_result_response.html"
-        )
-    response = render(request, T + template, ctx, status=status)
-    return trigger_client_event(response, "standings-changed") if not error else response
+        # A playoff result decides who plays on: the bracket panel and the actions.
+        ctx = board_context(t, bracket_error=error, oob=True)
+        return render(request, T + "_bracket_response.html", ctx, status=status)
+    ctx = {
+        "tournament": t,
+        "match": pages.match_row(t, match.pk),
+        "round_error": error,
+        "error_match": match.pk if error else None,
+        "oob": True,
+        **({} if error else pages.after_result(t, match)),
+    }
+    if ctx.get("actions_changed"):
+        ctx.update(cut_form=CutForm(), top_cut_form=TopCutForm(initial={"size": t.top_cut or 8}))
+    template = "_game_response.html" if match.kind == MatchKind.GAME else "_result_response.html"
+    return render(request, T + template, ctx, status=status)
 
 
 @manager_required
@@ -541,7 +383,7 @@ def result(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
         )
     except ServiceError as exc:
         return result_response(request, tournament, match, error=str(exc))
-    return result_response(request, tournament, match, notice=later_notice(tournament, match))
+    return result_response(request, tournament, match)
 
 
 @manager_required
@@ -563,4 +405,4 @@ def game(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
         )
     except ServiceError as exc:
         return result_response(request, tournament, match, error=str(exc))
-    return result_response(request, tournament, match, notice=later_notice(tournament, match))
+    return result_response(request, tournament, match)

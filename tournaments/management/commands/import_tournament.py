@@ -5,7 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.interchange import DocumentError, import_document, parse_document
+from tournaments.interchange import DocumentError, parse_document
+from tournaments.services import import_document
 
 
 class Command(BaseCommand):

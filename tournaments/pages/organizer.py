@@ -1,0 +1,287 @@
+"""The organizer's screens' read model: one function per screen or panel, plain data out.
+
+The board (the event screen) is assembled from panels; a result entry re-reads only the
+panels a result can change: its own row and the round's status (`after_result`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Prefetch, Q
+
+from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
+from tournaments.pages.bracket import bracket_rounds, winner
+from tournaments.pages.common import clock_state, current_round
+from tournaments.rules import (
+    DEFAULT_ROUND_MINUTES,
+    MTR_ROUNDS_SHOWN,
+    PLAYOFF_RESULTS,
+    QUICK_RESULTS,
+    SWISS_SYSTEMS,
+    TOP_CUT_CHOICES,
+    playoff_name,
+    result_text,
+    suggested_swiss_rounds,
+)
+
+OPEN_KINDS = (MatchKind.PLAYED, MatchKind.GAME)  # matches that wait for a result
+RESULT_KINDS = (MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS)
+
+
+def dashboard(user: Any) -> dict[str, Any]:
+    mine = (
+        Tournament.objects.filter(Q(owner=user) | Q(staff=user))
+        .distinct()
+        .only("name", "slug", "system", "status", "created_at")
+    )
+    return {"tournaments": mine, "mtr_rounds": MTR_ROUNDS_SHOWN}
+
+
+# --- Rows -------------------------------------------------------------------------------
+
+
+def seats_prefetch() -> Prefetch:
+    return Prefetch(
+        "seats",
+        queryset=Seat.objects.select_related("player").order_by("position"),
+        to_attr="seat_list",
+    )
+
+
+def decorate(match: Match, best_of: int) -> Match:
+    """Display helpers on a match whose seats were prefetched as seat_list."""
+    seats = match.seat_list  # type: ignore[attr-defined]
+    match.winner_seat = winner(match, seats)  # type: ignore[attr-defined]
+    # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
+    two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
+    match.result_text = result_text(match, seats) if two_player else ""  # type: ignore[attr-defined]
+    match.quick = (  # type: ignore[attr-defined]
+        PLAYOFF_RESULTS if match.round.playoff else QUICK_RESULTS
+    )[best_of]
+    return match
+
+
+def round_matches(round_: Round, best_of: int) -> list[Match]:
+    matches = (
+        round_.matches.select_related("round")
+        .order_by("table", "id")
+        .prefetch_related(seats_prefetch())
+    )
+    return [decorate(m, best_of) for m in matches]
+
+
+def match_row(t: Tournament, match_pk: int) -> Match:
+    """One match's row on the round screen (two queries)."""
+    match = (
+        Match.objects.select_related("round")
+        .prefetch_related(seats_prefetch())
+        .get(pk=match_pk, round__tournament=t)
+    )
+    return decorate(match, t.best_of)
+
+
+# --- The round's status and the actions it allows ----------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    """Per round (number order): (number, phase, playoff, results missing, results in)."""
+
+    rounds: list[tuple[int, int, bool, int, int]]
+
+    @property
+    def last(self) -> tuple[int, int, bool, int, int] | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def missing_now(self) -> int:
+        return self.last[3] if self.last else 0
+
+    @property
+    def missing_total(self) -> int:
+        return sum(r[3] for r in self.rounds)
+
+    @property
+    def swiss(self) -> list[int]:
+        return [r[0] for r in self.rounds if not r[2]]
+
+    def later_than(self, number: int) -> list[int]:
+        return [n for n in self.swiss if n > number]
+
+
+def round_summary(t: Tournament) -> RoundSummary:
+    """Every round with its missing and entered results, in one query."""
+    rows = (
+        Round.objects.filter(tournament=t)
+        .order_by("number")
+        .annotate(
+            missing=Count(
+                "matches", filter=Q(matches__kind__in=OPEN_KINDS, matches__reported=False)
+            ),
+            entered=Count(
+                "matches", filter=Q(matches__kind__in=RESULT_KINDS, matches__reported=True)
+            ),
+        )
+        .values_list("number", "phase", "playoff", "missing", "entered")
+    )
+    return RoundSummary([(n, ph, bool(po), m, e) for n, ph, po, m, e in rows])
+
+
+def actions(
+    t: Tournament, summary: RoundSummary, *, bracket: list[Any] | None = None
+) -> dict[str, Any]:
+    """The event's status line and what the organizer may do next (the actions panel)."""
+    active = t.players.filter(dropped_after_round__isnull=True).count()
+    last = summary.last
+    missing_now = summary.missing_now
+    swiss = summary.swiss
+    is_swiss = t.system in SWISS_SYSTEMS
+    decided = final = False
+    if t.status == Status.TOP_CUT:
+        bracket = bracket_rounds(t) if bracket is None else bracket
+        final_round = bracket[-1] if bracket else []
+        decided = bool(final_round) and all(e["winner"] for e in final_round)
+        final = decided and len(final_round) == 1
+    ctx: dict[str, Any] = {
+        "active_count": active,
+        "last_round": {"number": last[0]} if last else None,
+        "last_swiss": swiss[-1] if swiss else 0,
+        "missing_now": missing_now,
+        "missing_total": summary.missing_total,
+        "suggested_rounds": suggested_swiss_rounds(active) if active >= 2 else None,
+        "is_swiss": is_swiss,
+        "is_league": t.system == System.LEAGUE,
+        "can_undo": last is not None and t.status != Status.FINISHED and last[4] == 0,
+        "can_pair": t.status != Status.FINISHED
+        and not (t.system == System.POD and last is not None)
+        and missing_now == 0
+        and not (t.status == Status.TOP_CUT and (final or not decided)),
+        "pair_label": (
+            "Pair the next playoff round"
+            if t.status == Status.TOP_CUT
+            else (
+                "Pair the round robin" if t.system == System.POD else f"Pair round {len(swiss) + 1}"
+            )
+        ),
+        "can_cut": t.status == Status.RUNNING
+        and is_swiss
+        and last is not None
+        and missing_now == 0,
+        "can_finish": (t.status == Status.RUNNING and missing_now == 0 and last is not None)
+        or (t.status == Status.TOP_CUT and final),
+        "top_cut_choices": [(n, f"Top {n}" if n else "None") for n in TOP_CUT_CHOICES],
+    }
+    if ctx["is_league"] and ctx["can_pair"]:
+        ctx["players"] = list(t.players.order_by("id"))
+    return ctx
+
+
+def after_result(t: Tournament, match: Match) -> dict[str, Any]:
+    """What a result entry changes on the board besides its row: the missing count, the
+    round's status and, once the round is complete (or reopened), the actions panel."""
+    summary = round_summary(t)
+    number = match.round.number
+    later = [] if match.round.playoff else summary.later_than(number)
+    notice = ""
+    if later:
+        names = ", ".join(str(n) for n in later)
+        notice = (
+            f"Standings recomputed. Round{'s' if len(later) > 1 else ''} {names} "
+            f"{'were' if len(later) > 1 else 'was'} already paired on the old standings: "
+            "those pairings stay as they are."
+        )
+    ctx: dict[str, Any] = {
+        "missing_total": summary.missing_total,
+        "missing_now": summary.missing_now,
+        "last_round": {"number": summary.last[0]} if summary.last else None,
+        "round_notice": notice,
+        # The panel's buttons change only when the round becomes complete or reopens.
+        "actions_changed": summary.missing_now <= 1,
+    }
+    if ctx["actions_changed"]:
+        ctx.update(actions(t, summary))
+    return ctx
+
+
+# --- Panels ---------------------------------------------------------------------------
+
+
+def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """The bracket panel: each match decorated for one-click entry, seeds shown."""
+    out = []
+    for entries in rounds:
+        decorated = []
+        for entry in entries:
+            m = entry["match"]
+            m.seat_list = entry["seats"]  # type: ignore[attr-defined]
+            for seat, seed in zip(entry["seats"], entry.get("seeds", ()), strict=False):
+                seat.seed = seed  # type: ignore[attr-defined]
+            decorated.append(decorate(m, t.best_of))
+        out.append({"name": playoff_name(len(decorated)), "matches": decorated})
+    last = out[-1]["matches"] if out else []
+    decided = bool(last) and all(m.winner_seat for m in last)  # type: ignore[attr-defined]
+    return {
+        "bracket": out,
+        "bracket_round_decided": decided,
+        "bracket_final_decided": decided and len(last) == 1,
+    }
+
+
+def clock_panel(t: Tournament, round_: Round | None = None, **extra: Any) -> dict[str, Any]:
+    round_ = current_round(t) if round_ is None else round_
+    return {
+        "tournament": t,
+        "clock_round": round_,
+        "clock": clock_state(round_),
+        "default_minutes": DEFAULT_ROUND_MINUTES,
+        "clock_buttons": [
+            ("resume", "", "Resume")
+            if round_ is not None and round_.clock_paused_remaining is not None
+            else ("pause", "", "Pause"),
+            ("add", 1, "+1 min"),
+            ("add", 5, "+5 min"),
+            ("add", -1, "−1 min"),
+            ("start", DEFAULT_ROUND_MINUTES, f"Restart at {DEFAULT_ROUND_MINUTES}"),
+        ],
+        **extra,
+    }
+
+
+def pick_round(t: Tournament, swiss: list[Round], number: int | None) -> Round | None:
+    if number is not None:
+        return next((r for r in swiss if r.number == number), None)
+    if t.system == System.POD:
+        for r in swiss:
+            if r.matches.filter(kind=MatchKind.PLAYED, reported=False).exists():
+                return r
+    return swiss[-1] if swiss else None
+
+
+def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
+    """Everything the event screen shows but the standings (a cached fragment of its own)."""
+    players = list(Player.objects.filter(tournament=t).order_by("id"))
+    rounds = list(t.rounds.order_by("number"))
+    swiss = [r for r in rounds if not r.playoff]
+    viewed = pick_round(t, swiss, round_number)
+    summary = round_summary(t)
+    bracket = bracket_rounds(t) if any(r.playoff for r in rounds) else []
+    ctx: dict[str, Any] = {
+        "tournament": t,
+        "players": players,
+        "late_entry": bool(rounds),
+        "swiss_rounds": swiss,
+        "viewed": viewed,
+        "matches": round_matches(viewed, t.best_of) if viewed else [],
+        "later_rounds": [
+            r.number for r in swiss if viewed is not None and r.number > viewed.number
+        ],
+        "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
+        **actions(t, summary, bracket=bracket),
+        **organizer_bracket(t, bracket),
+        **clock_panel(t, rounds[-1] if rounds else None),
+    }
+    ctx["players"] = players
+    ctx["last_round"] = rounds[-1] if rounds else None
+    return ctx

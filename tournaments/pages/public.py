@@ -1,0 +1,439 @@
+"""The public screens' read model: one function per page or fragment, plain data out.
+
+Every function reads stored rows (standings are never computed per request). live.py
+caches what these return, rendered, per tournament version; views/public.py serves it.
+Rows of the big tables (2,048 players) come as ready HTML strings built here, because
+the same rows through template tags cost ten times more on the first render after a
+result, which is the render every phone waits for.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
+from typing import Any, NamedTuple
+from urllib.parse import quote
+
+from django.urls import reverse
+
+from scoring.engine.explain import OpponentTerm, PodTerm
+from scoring.models import Standing, StandingsState
+from scoring.services import (
+    HoodSeat,
+    Neighbourhood,
+    edge,
+    explanation,
+    neighbourhood,
+    points_stored,
+)
+from tournaments.models import MatchKind, Player, Round, Seat, Tournament
+from tournaments.pages.bracket import bracket_rounds, named_rounds
+from tournaments.pages.common import (
+    POLL_SECONDS,
+    clock_state,
+    current_round,
+    missing_results,
+)
+from tournaments.rules import SWISS_SYSTEMS, result_text
+from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
+from tournaments.templatetags.tourney import points as format_points
+
+PROJECTOR_PAGE_ROWS = 24  # legible from the back of a hall at 1080p
+
+
+def event_home(t: Tournament) -> dict[str, Any]:
+    round_ = current_round(t)
+    return {
+        "round": round_,
+        "clock": clock_state(round_),
+        "missing": missing_results(round_) if round_ else 0,
+        "players": t.players.count(),
+        "poll": POLL_SECONDS,
+    }
+
+
+def standings(tournament: Tournament) -> dict[str, Any]:
+    """The stored standings, with each row's cells already formatted for the table."""
+    rows = list(
+        Standing.objects.filter(tournament=tournament)
+        .order_by("position")
+        .values_list(
+            "rank", "points", "wins", "losses", "draws", "tiebreakers",
+            "player__name", "player__external_id", "player__dropped_after_round",
+        )
+    )  # fmt: skip
+    keys = list(rows[0][5]) if rows else []
+    columns = [(k, SHORT_LABELS.get(k, k), k in PERCENT) for k in keys]
+    state = StandingsState.objects.filter(tournament=tournament).first()
+    return {
+        "tournament": tournament,
+        "rows_html": standings_rows_html(tournament, rows, keys),
+        "count": len(rows),
+        "columns": columns,
+        "after_round": state.after_round if state else None,
+        "poll": POLL_SECONDS,
+    }
+
+
+def standings_rows_html(
+    tournament: Tournament, rows: list[tuple[Any, ...]], keys: list[str]
+) -> str:
+    """The table body, built directly: 2,048 rows through template tags take ~0.5 s.
+
+    This is the first render after every result, so it is kept lean: numeric cells need
+    no escaping (digits, '.', '%', '/' and the dash only).
+    """
+    player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
+    head, tail = (escape(part) for part in player_url.split("__pid__"))
+    percent = [k in PERCENT for k in keys]
+    out = []
+    for rank, points_, wins, losses, draws, tiebreakers, name, pid, dropped in rows:
+        cells = "".join(
+            f'<td class="num tb tb-{i}">{tiebreak(tiebreakers.get(k), pct)}</td>'
+            for i, (k, pct) in enumerate(zip(keys, percent, strict=True), start=1)
+        )
+        dropped_class, dropped_note = (
+            (' class="dropped"', " <small>(dropped)</small>") if dropped is not None else ("", "")
+        )
+        out.append(
+            f"<tr{dropped_class}>"
+            f'<td class="num">{rank}</td>'
+            f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
+            f"{escape(name)}</a>{dropped_note}</th>"
+            f'<td class="num">{format_points(points_)}</td>'
+            f'<td class="rec">{wins}-{losses}-{draws}</td>{cells}</tr>'
+        )
+    return "\n".join(out)
+
+
+class _Person(NamedTuple):
+    name: str
+    external_id: str
+
+
+class _Seat(NamedTuple):
+    player_id: int
+    player: _Person
+    position: int
+    games_won: int | None
+    place: int | None
+    absent: bool
+    points: Any
+
+
+class _Match(NamedTuple):
+    id: int
+    table: int | None
+    kind: str
+    reported: bool
+    draws: int
+
+
+def round_tables(round_: Round) -> list[dict[str, Any]]:
+    """The round's tables with both players (or the bye), in table order.
+
+    Plain tuples from values_list: model instances for a 2,048-player round cost ~3x more.
+    """
+    points = dict(
+        Standing.objects.filter(tournament_id=round_.tournament_id).values_list(
+            "player_id", "points"
+        )
+    )
+    seats: dict[int, list[_Seat]] = {}
+    for match_id, player_id, position, games_won, place, absent, name, ext in (
+        Seat.objects.filter(round=round_)
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "position", "games_won", "place", "absent",
+                     "player__name", "player__external_id")
+    ):  # fmt: skip
+        seats.setdefault(match_id, []).append(
+            _Seat(
+                player_id,
+                _Person(name, ext),
+                position,
+                games_won,
+                place,
+                absent,
+                points.get(player_id),
+            )
+        )
+    tables = []
+    for row in round_.matches.order_by("table", "id").values_list(
+        "id", "table", "kind", "reported", "draws"
+    ):
+        match = _Match(*row)
+        members = seats.get(match.id, [])
+        tables.append({"match": match, "seats": members, "result": result_text(match, members)})
+    return tables
+
+
+def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per player, alphabetical: where they sit and whom they play."""
+    rows = []
+    for entry in tables:
+        seats = entry["seats"]
+        for seat in seats:
+            others = [s for s in seats if s is not seat and not s.absent]
+            rows.append(
+                {
+                    "name": seat.player.name,
+                    "id": seat.player.external_id,
+                    "table": entry["match"].table,
+                    "kind": entry["match"].kind,
+                    "opponents": ", ".join(o.player.name for o in others),
+                    "result": entry["result"],
+                    "points": seat.points,
+                }
+            )
+    rows.sort(key=lambda r: r["name"].casefold())
+    return rows
+
+
+def _player_link(player_url: str, pid: str, name: str) -> str:
+    return (
+        f'<a href="{escape(player_url.replace("__pid__", quote(pid, safe="")))}">{escape(name)}</a>'
+    )
+
+
+def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
+    """Table rows built directly (a 2,048-player round through template tags is slow)."""
+    player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
+    out = []
+    for entry in tables:
+        match = entry["match"]
+        names = []
+        for seat in entry["seats"]:
+            link = _player_link(player_url, seat.player.external_id, seat.player.name)
+            pts = seat.points
+            names.append(
+                f"{link} <small>({format_points(pts)})</small>" if pts is not None else link
+            )
+        players = ' <span class="vs">vs</span> '.join(names)
+        if match.kind == MatchKind.BYE:
+            players += " <em>bye</em>"
+        search = escape(" ".join(seat.player.name.lower() for seat in entry["seats"]))
+        out.append(
+            f'<tr data-name="{search}"><td class="num">{match.table or ""}</td>'
+            f'<td>{players}</td><td class="res">{escape(entry["result"])}</td></tr>'
+        )
+    return "\n".join(out)
+
+
+def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str) -> str:
+    player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
+    wanted = query.casefold()
+    out = []
+    for r in rows:
+        if r["kind"] == MatchKind.BYE:
+            opponent = "<em>bye</em>"
+        elif r["kind"] == MatchKind.LOSS:
+            opponent = "<em>no opponent</em>"
+        else:
+            opponent = escape(r["opponents"])
+        hidden = " hidden" if wanted and wanted not in r["name"].casefold() else ""
+        table = r["table"] if r["table"] is not None else ""
+        out.append(
+            f'<tr data-name="{escape(r["name"].lower())}" data-table="{table}" '
+            f'data-opponent="{escape(r["opponents"])}" data-kind="{r["kind"]}"{hidden}>'
+            f'<th scope="row">{_player_link(player_url, r["id"], r["name"])}</th>'
+            f'<td class="num">{table}</td><td>{opponent}</td>'
+            f'<td class="res">{escape(r["result"])}</td></tr>'
+        )
+    return "\n".join(out)
+
+
+def pairings(t: Tournament, params: Any) -> dict[str, Any]:
+    """The pairings fragment for `params` (round, by=name, q), as phones poll it."""
+    number = params.get("round", "")
+    query = params.get("q", "").strip()
+    round_ = _round_of(t, number)
+    tables = round_tables(round_) if round_ else []
+    rows = pairing_rows(tables)
+    found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
+    named = params.get("by") == "name" or bool(query)
+    return {
+        "round": round_,
+        "rows_html": (
+            pairings_by_name_html(t, rows, query) if named else pairings_by_table_html(t, tables)
+        ),
+        "by_name": named,
+        "query": query,
+        "found": found[0] if len(found) == 1 else None,
+        "found_count": len(found),
+        "clock": clock_state(round_),
+        "poll": POLL_SECONDS,
+    }
+
+
+class _RoundLabel(NamedTuple):
+    number: int
+    playoff: bool
+
+
+def player(t: Tournament, me: Player) -> dict[str, Any]:
+    """The player's rounds and explanation, from one two-query neighbourhood read."""
+    hood = neighbourhood(t, me)
+    rounds = {rid: _RoundLabel(number, playoff) for rid, number, _p, playoff, _w in hood.rounds}
+    tables: dict[int, list[HoodSeat]] = {}
+    for seat in hood.seats:
+        tables.setdefault(seat.match_id, []).append(seat)
+    history = []
+    names: dict[str, str] = {}  # everyone the explanation names sat at one of my tables
+    for members in tables.values():
+        mine = next((s for s in members if s.player_id == me.pk), None)
+        if mine is None:
+            continue
+        first = members[0]
+        match = _Match(first.match_id, first.table, first.kind, first.reported, first.draws)
+        opponents = [s for s in members if s is not mine]
+        names.update((o.external_id, o.name) for o in opponents)
+        history.append(
+            {
+                "round": rounds[first.round_id],
+                "table": match.table,
+                "match": match,
+                "opponents": [
+                    {"player": _Person(o.name, o.external_id)} for o in opponents if not o.absent
+                ],
+                "result": result_text(match, members),
+                "outcome": _outcome(match, mine, opponents),
+            }
+        )
+    standing = Standing.objects.filter(player=me).first()
+    return {
+        "me": me,
+        "standing": standing,
+        "history": history,
+        "explanation": _explain(t, me, names, hood) if standing is not None else None,
+        "poll": POLL_SECONDS,
+    }
+
+
+def _outcome(match: _Match, seat: HoodSeat, opponents: list[HoodSeat]) -> str:
+    if match.kind == MatchKind.BYE:
+        return "win"
+    if match.kind in (MatchKind.LOSS, MatchKind.DOUBLE_LOSS):
+        return "loss"
+    if not match.reported:
+        return "pending"
+    if match.kind == MatchKind.GAME:
+        return f"place {seat.place}" if seat.place else "absent"
+    mine, theirs = seat.games_won or 0, (opponents[0].games_won or 0) if opponents else 0
+    return "win" if mine > theirs else "loss" if mine < theirs else "draw"
+
+
+def _explain(
+    t: Tournament, me: Player, names: dict[str, str], hood: Neighbourhood
+) -> dict[str, Any] | None:
+    """The explanation table of the player's tiebreakers, its cells formatted for the page.
+
+    The terms come from scoring.engine.explain, which works from the same tallies as the
+    stored standings: a player frozen by a cut sees their opponents' values as of then,
+    and every total is the stored value (both are rounded the same way, by `edge`).
+    """
+    found = explanation(t, me, hood)
+    if found is None:
+        return None
+
+    def percent(value: Fraction | None) -> str:
+        return tiebreak(None if value is None else float(value), True)
+
+    def number(value: Fraction | None) -> str:
+        return tiebreak(None if value is None else float(value), False)
+
+    def points(value: Fraction) -> str:
+        return format_points(points_stored(value))
+
+    def person(pid: str | None) -> dict[str, str] | None:
+        return None if pid is None else {"id": pid, "name": names.get(pid, pid)}
+
+    rows: list[dict[str, Any]] = []
+    for term in found.terms:
+        if isinstance(term, OpponentTerm):
+            rows.append(
+                {
+                    "round": term.round,
+                    "opponent": person(term.opponent),
+                    "mw": percent(term.mw),
+                    "gw": percent(term.gw),
+                }
+            )
+        elif isinstance(term, PodTerm):
+            rows.append(
+                {
+                    "round": term.round,
+                    "opponent": person(term.opponent),
+                    "outcome": term.outcome,
+                    "win_pct": percent(term.win_pct),
+                    "wr": number(term.wr),
+                    "owp": percent(term.owp),
+                    "wrr": number(term.wrr),
+                }
+            )
+        else:
+            rows.append(
+                {
+                    "round": term.round,
+                    "kind": term.kind,
+                    "table_size": term.table_size,
+                    "place": _ordinal(term.place),
+                    "points": points(term.points),
+                    "score": number(term.score),
+                    "table_mean": number(term.table_mean),
+                    "vs_average": number(term.vs_average),
+                }
+            )
+    return {
+        "system": "swiss" if found.system in SWISS_SYSTEMS else found.system,
+        "after_round": found.after_round,
+        "phase": found.phase,
+        "frozen": found.frozen,
+        "floor": percent(found.floor),
+        "skipped": bool(found.skipped),
+        "rows": rows,
+        # The totals as stored and shown above the table (rounded only by `edge`).
+        "totals": {key: tiebreak(edge(value), key) for key, value in found.totals.items()},
+        "points": points(found.points),
+    }
+
+
+def _ordinal(place: int | None) -> str:
+    if place is None:
+        return ""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
+    """What the full pairings page adds around its fragment (round picker, search)."""
+    number = params.get("round", "")
+    query = params.get("q", "").strip()
+    return {
+        "round": _round_of(t, number),
+        "rounds": list(t.rounds.values_list("number", flat=True)),
+        "by_name": params.get("by") == "name" or bool(query),
+        "query": query,
+    }
+
+
+def _round_of(t: Tournament, number: str) -> Round | None:
+    if number.isascii() and number.isdigit():
+        return t.rounds.filter(number=int(number)).first()
+    return current_round(t)
+
+
+def event_home_page(t: Tournament) -> dict[str, Any]:
+    return {"has_bracket": t.rounds.filter(playoff=True).exists()}
+
+
+def bracket(t: Tournament) -> dict[str, Any]:
+    """The top cut as played so far, round by round, with each match's winner."""
+    return {"rounds": named_rounds(bracket_rounds(t)), "poll": POLL_SECONDS}
+
+
+def projector(t: Tournament) -> dict[str, Any]:
+    round_ = current_round(t)
+    rows = pairing_rows(round_tables(round_)) if round_ else []
+    size = PROJECTOR_PAGE_ROWS
+    pages = [rows[i : i + size] for i in range(0, len(rows), size)] or [[]]
+    return {"round": round_, "pages": pages, "clock": clock_state(round_), "poll": POLL_SECONDS}

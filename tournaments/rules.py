@@ -1,0 +1,162 @@
+"""Rule constants, each once, with where it comes from.
+
+Pure: the standard library only (services, pages, forms and the pairing engines read
+these; nothing here reads the database).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+# shared/spec/scoring.md sections 1, 2 and 2b: the three Magic presets share the Swiss
+# tiebreakers (OMW%, GW%, OGW%); pod (section 3) and league (section 4) do not.
+SWISS_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+
+# Best of 1 or 3 (MTR 2.3, "a match is won by the first player to win two games" in a best
+# of 3); the database holds the same rule as a check constraint.
+BEST_OF = (1, 3)
+
+# Single-elimination top cut sizes the bracket seeds (MTR Appendix E: top 8, 4 or 2); 0 is
+# "no top cut". tournaments/models.py repeats the list in its check constraint because a
+# migration must not import code that may change.
+TOP_CUT_SIZES = (2, 4, 8)
+TOP_CUT_CHOICES = (0, *TOP_CUT_SIZES)
+
+# Playoff round names by the number of matches in the round.
+PLAYOFF_NAMES = {4: "Quarterfinals", 2: "Semifinals", 1: "Final"}
+
+
+def playoff_name(matches: int) -> str:
+    return PLAYOFF_NAMES.get(matches, f"Round of {2 * matches}")
+
+
+# Magic Tournament Rules, Appendix E: Swiss rounds by the number of players (9-16 play 4
+# with a top 4 or 5 with a top 8). (upper bound of players, rounds) in order.
+MTR_ROUND_TABLE: tuple[tuple[int, int], ...] = (
+    (8, 3),
+    (16, 5),
+    (32, 5),
+    (64, 6),
+    (128, 7),
+    (226, 8),
+    (409, 9),
+)
+MTR_ROUNDS_MORE = 10  # 410 players and more
+# The same table as the dashboard shows it.
+MTR_ROUNDS_SHOWN = (
+    ("2-8", 3),
+    ("9-16", "4 (top 4) or 5 (top 8)"),
+    ("17-32", 5),
+    ("33-64", 6),
+    ("65-128", 7),
+    ("129-226", 8),
+    ("227-409", 9),
+    ("410+", 10),
+)
+
+
+def suggested_swiss_rounds(player_count: int) -> int:
+    """Swiss rounds for a field of `player_count` (MTR Appendix E).
+
+    9-16 players get 5 rounds (the MTR's number with a top-8 cut; 4 would only suit a
+    top 4). At least 3 rounds, so 8 or fewer players play 3.
+    """
+    if player_count < 2:
+        raise ValueError("a Swiss needs at least 2 players")
+    for limit, rounds in MTR_ROUND_TABLE:
+        if player_count <= limit:
+            return rounds
+    return MTR_ROUNDS_MORE
+
+
+# MTR 2.5: a 50-minute minimum for a best-of-three round.
+DEFAULT_ROUND_MINUTES = 50
+ROUND_MINUTES_RANGE = (1, 600)
+
+# shared/spec/interchange.md: far above any real match; stops a typo such as 2000.
+MAX_GAMES = 99
+
+
+# --- Result wording (one text for the organizer, the phones and the audit log) ----------
+
+# shared/spec/interchange.md, match kinds.
+PLAYED, BYE, LOSS, DOUBLE_LOSS, GAME = "played", "bye", "loss", "double_loss", "game"
+
+
+class _Match(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def reported(self) -> bool: ...
+    @property
+    def draws(self) -> int: ...
+
+
+class _Seat(Protocol):
+    @property
+    def games_won(self) -> int | None: ...
+    @property
+    def place(self) -> int | None: ...
+    @property
+    def absent(self) -> bool: ...
+
+
+# The organizer's one-click results per best-of (MTR 2.3: 2-0, 2-1 and the draws a best
+# of 3 allows; a playoff match needs a winner): (label, value) where value is "wins-wins[-draws]".
+QUICK_RESULTS = {
+    3: [
+        ("2-0", "2-0"),
+        ("2-1", "2-1"),
+        ("1-2", "1-2"),
+        ("0-2", "0-2"),
+        ("1-1", "1-1"),
+        ("Draw 0-0-3", "0-0-3"),
+    ],
+    1: [("1-0", "1-0"), ("0-1", "0-1"), ("Draw", "0-0-1")],
+}
+PLAYOFF_RESULTS = {
+    3: [("2-0", "2-0"), ("2-1", "2-1"), ("1-2", "1-2"), ("0-2", "0-2")],
+    1: [("1-0", "1-0"), ("0-1", "0-1")],
+}
+
+
+def score_text(wins: Sequence[int], draws: int) -> str:
+    """Games won by each seat in seat order, then drawn games if any: "2-1", "0-0-3"."""
+    text = "-".join(str(w) for w in wins)
+    return f"{text}-{draws}" if draws else text
+
+
+def result_text(match: _Match, seats: Sequence[_Seat]) -> str:
+    """A match's result as every screen shows it (seat order); "" while it is missing."""
+    if match.kind == BYE:
+        return "Bye"
+    if match.kind == LOSS:
+        return "Loss"
+    if not match.reported:
+        return ""
+    if match.kind == DOUBLE_LOSS:
+        return "Double loss"
+    if match.kind == GAME:
+        return " / ".join(str(s.place) for s in seats if not s.absent)
+    return score_text([s.games_won or 0 for s in seats], match.draws)
+
+
+def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) -> str | None:
+    """What a best-of-N match cannot produce, as a message; None when it can.
+
+    MTR 2.3: the first to N//2+1 games wins the match; unfinished games count as drawn,
+    so 0-0-3 (an intentional draw) fits a best of 3.
+    """
+    if len(wins) != 2:
+        return "A result gives the games won by each of the two players."
+    if any(w < 0 for w in wins) or draws < 0:
+        return "Game counts cannot be negative."
+    need = best_of // 2 + 1
+    if any(w > need for w in wins):
+        return f"In a best-of-{best_of} nobody wins more than {need} games."
+    if wins[0] == need and wins[1] == need:
+        return "Both players cannot win the match."
+    if sum(wins) + draws > best_of:
+        return f"A best-of-{best_of} has at most {best_of} games."
+    return None

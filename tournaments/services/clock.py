@@ -1,0 +1,67 @@
+"""The round clock: start, pause, resume, add or take minutes (phones count down locally)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from tournaments.models import AuditAction, Round
+from tournaments.rules import DEFAULT_ROUND_MINUTES, ROUND_MINUTES_RANGE
+from tournaments.services.writing import ServiceError, writing
+
+LOW, HIGH = ROUND_MINUTES_RANGE
+
+
+@contextmanager
+def _clock(round_: Round, by: Any, summary: str) -> Iterator[Round]:
+    with writing(round_.tournament_id, by=by) as w:
+        r = Round.objects.get(pk=round_.pk)
+        yield r
+        r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
+        w.touched()
+        w.audit(AuditAction.CLOCK, f"Round {r.number}: {summary}")
+
+
+def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any = None) -> Round:
+    if not LOW <= minutes <= HIGH:
+        raise ServiceError(f"A round lasts between {LOW} and {HIGH} minutes.")
+    with _clock(round, by, f"clock started, {minutes} minutes") as r:
+        r.clock_ends_at = timezone.now() + timedelta(minutes=minutes)
+        r.clock_paused_remaining = None
+    return r
+
+
+def pause_clock(*, round: Round, by: Any = None) -> Round:
+    with _clock(round, by, "clock paused") as r:
+        if r.clock_ends_at is None:
+            raise ServiceError("The clock is not running.")
+        r.clock_paused_remaining = r.clock_ends_at - timezone.now()
+        r.clock_ends_at = None
+    return r
+
+
+def resume_clock(*, round: Round, by: Any = None) -> Round:
+    with _clock(round, by, "clock resumed") as r:
+        if r.clock_paused_remaining is None:
+            raise ServiceError("The clock is not paused.")
+        r.clock_ends_at = timezone.now() + r.clock_paused_remaining
+        r.clock_paused_remaining = None
+    return r
+
+
+def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
+    if not -HIGH <= minutes <= HIGH or minutes == 0:
+        raise ServiceError(f"Add between 1 and {HIGH} minutes (negative to take time away).")
+    with _clock(round, by, f"{minutes:+d} minutes") as r:
+        delta = timedelta(minutes=minutes)
+        if r.clock_paused_remaining is not None:
+            r.clock_paused_remaining += delta
+        elif r.clock_ends_at is not None:
+            r.clock_ends_at += delta
+        else:
+            raise ServiceError("Start the clock first.")
+    return r

@@ -1,0 +1,155 @@
+"""Import: a `swiss-tournament/1` document becomes an event, through the one write path.
+
+Validation (every problem named by its place) is tournaments.interchange's; this module
+writes the rows in one transaction, with the audit entry and the recompute of `writing`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from tournaments.interchange import validate_document
+from tournaments.models import (
+    AuditAction,
+    Match,
+    MatchKind,
+    Player,
+    Round,
+    Seat,
+    Status,
+    Tournament,
+)
+from tournaments.services.lifecycle import insert_tournament, new_seed
+from tournaments.services.writing import writing
+
+
+def _decimal(value: int | float) -> Decimal:
+    return Decimal(str(value))
+
+
+def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
+    """Create a tournament from a document; nothing is written if it is invalid.
+
+    Raises interchange.DocumentError naming every problem's place.
+    """
+    validate_document(doc)
+    with transaction.atomic():
+        tournament = _create(doc, owner)
+        with writing(tournament, by=owner) as w:
+            tournament = w.tournament  # the row as written, its version included
+            _write_rows(tournament, doc)
+            w.changed()
+            w.audit(
+                AuditAction.IMPORT,
+                f"Imported {len(doc['players'])} players and {len(doc.get('rounds', []))} rounds",
+            )
+    return tournament
+
+
+def _create(doc: dict[str, Any], owner: Any) -> Tournament:
+    system = doc["system"]
+    rounds = doc.get("rounds", [])
+    played = [r for r in rounds if r.get("matches")]
+    status = Status.REGISTRATION
+    if any(r.get("playoff") for r in played):
+        status = Status.TOP_CUT
+    elif played:
+        status = Status.RUNNING
+    return insert_tournament(
+        name=doc["name"].strip(),
+        system=system,
+        best_of=doc.get("best_of", 1 if system == "pod" else 3),
+        seed=doc["seed"] if doc.get("seed") is not None else new_seed(),
+        status=status,
+        phase=max((r.get("phase", 1) for r in rounds), default=1),
+        owner=owner,
+    )
+
+
+def _write_rows(tournament: Tournament, doc: dict[str, Any]) -> None:
+    system = doc["system"]
+    rounds = doc.get("rounds", [])
+    # A player who played a round of phase N made the cut for phase N.
+    made: dict[str, int] = {}
+    for r in rounds:
+        for m in r.get("matches", []) if not r.get("playoff") else []:
+            for pid in m["players"]:
+                made[pid] = max(made.get(pid, 1), r.get("phase", 1))
+    players = Player.objects.bulk_create(
+        Player(
+            tournament=tournament,
+            external_id=p["id"],
+            name=p["name"].strip(),
+            dropped_after_round=p.get("dropped_after_round"),
+            made_phase=made.get(p["id"], 1),
+        )
+        for p in doc["players"]
+    )
+    by_id = {p.external_id: p for p in players}
+    round_rows = Round.objects.bulk_create(
+        Round(
+            tournament=tournament,
+            number=r["number"],
+            phase=r.get("phase", 1),
+            playoff=r.get("playoff", False),
+        )
+        for r in rounds
+    )
+    match_rows: list[Match] = []
+    for rnd, row in zip(rounds, round_rows, strict=True):
+        for m in rnd.get("matches", []):
+            match_rows.append(_match_row(row, m, system))
+    Match.objects.bulk_create(match_rows)
+    seats: list[Seat] = []
+    it = iter(match_rows)
+    for rnd, row in zip(rounds, round_rows, strict=True):
+        for m in rnd.get("matches", []):
+            seats.extend(_seat_rows(next(it), row, m, by_id))
+    Seat.objects.bulk_create(seats, batch_size=2000)
+
+
+def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:
+    if m.get("bye") is True:
+        kind, reported = MatchKind.BYE, True
+    elif m.get("loss") is True:
+        kind, reported = MatchKind.LOSS, True
+    elif system == "league":
+        kind, reported = MatchKind.GAME, "places" in m
+    elif m.get("result") == "double_loss":
+        kind, reported = MatchKind.DOUBLE_LOSS, True
+    else:
+        kind, reported = MatchKind.PLAYED, "wins" in m
+    return Match(
+        round=round_row,
+        table=m.get("table"),
+        kind=kind,
+        reported=reported,
+        draws=m.get("draws", 0) or 0,
+    )
+
+
+def _seat_rows(
+    match: Match, round_row: Round, m: dict[str, Any], by_id: dict[str, Player]
+) -> list[Seat]:
+    wins, places, scores = m.get("wins"), m.get("places"), m.get("scores")
+    seats = [
+        Seat(
+            match=match,
+            round=round_row,
+            player=by_id[pid],
+            position=k,
+            games_won=wins[k] if wins is not None else None,
+            place=places[k] if places is not None else None,
+            score=_decimal(scores[k]) if scores is not None else None,
+        )
+        for k, pid in enumerate(m["players"])
+    ]
+    n = len(seats)
+    seats += [
+        Seat(match=match, round=round_row, player=by_id[pid], position=n + k, absent=True)
+        for k, pid in enumerate(m.get("absent", []))
+    ]
+    return seats

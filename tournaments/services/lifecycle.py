@@ -1,0 +1,119 @@
+"""An event's life: create it, plan its rounds and top cut, finish it."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from tournaments.models import AuditAction, Status, System, Tournament
+from tournaments.pages.common import current_round, missing_results
+from tournaments.rules import BEST_OF, TOP_CUT_CHOICES
+from tournaments.services.playoff import final_decided
+from tournaments.services.writing import ServiceError, writing
+
+SLUG_TRIES = 50
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**62)
+
+
+def _slugs(name: str) -> Any:
+    base = (slugify(name) or "tournament")[:200]
+    yield base
+    for n in range(2, SLUG_TRIES):
+        yield f"{base}-{n}"
+    while True:  # a crowd of events with one name: stop counting, draw
+        yield f"{base}-{secrets.token_hex(3)}"
+
+
+def insert_tournament(*, name: str, **fields: Any) -> Tournament:
+    """A new tournament row with a free slug made from its name.
+
+    The slug is unique in the database; two events created at the same moment with the
+    same name both try the same slug, and the loser of that race tries the next one.
+    """
+    for slug in _slugs(name):
+        if Tournament.objects.filter(slug=slug).exists():
+            continue
+        try:
+            with transaction.atomic():
+                return Tournament.objects.create(name=name, slug=slug, **fields)
+        except IntegrityError:
+            if not Tournament.objects.filter(slug=slug).exists():
+                raise  # another constraint: not a slug race
+    raise AssertionError("unreachable")  # pragma: no cover - _slugs never ends
+
+
+def create_tournament(
+    *,
+    name: str,
+    system: str = System.MTR,
+    best_of: int = 3,
+    planned_rounds: int | None = None,
+    top_cut: int = 0,
+    seed: int | None = None,
+    owner: Any = None,
+) -> Tournament:
+    name = name.strip()
+    if not name:
+        raise ServiceError("The tournament needs a name.")
+    if system not in System.values:
+        raise ServiceError(f"Unknown scoring system {system!r}.")
+    if best_of not in BEST_OF:
+        raise ServiceError("Matches are best of 1 or best of 3.")
+    if top_cut not in TOP_CUT_CHOICES:
+        raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+    with transaction.atomic():
+        tournament = insert_tournament(
+            name=name,
+            system=system,
+            best_of=1 if system == System.POD else best_of,
+            planned_rounds=planned_rounds,
+            top_cut=top_cut,
+            seed=new_seed() if seed is None else seed,
+            owner=owner,
+        )
+        with writing(tournament, by=owner) as w:
+            tournament = w.tournament  # the row as written, its version included
+            w.changed()  # the (empty) standings exist from the start
+    return tournament
+
+
+def update_plan(
+    *, tournament: Tournament, planned_rounds: int | None, top_cut: int, by: Any = None
+) -> Tournament:
+    """Change the planned number of Swiss rounds and the top cut before they are played."""
+    if planned_rounds is not None and not 1 <= planned_rounds <= 30:
+        raise ServiceError("Plan between 1 and 30 Swiss rounds.")
+    if top_cut not in TOP_CUT_CHOICES:
+        raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        if t.status in (Status.TOP_CUT, Status.FINISHED) and top_cut != t.top_cut:
+            raise ServiceError("The top cut has started: its size can no longer change.")
+        before = {"planned_rounds": t.planned_rounds, "top_cut": t.top_cut}
+        t.planned_rounds, t.top_cut = planned_rounds, top_cut
+        t.save(update_fields=["planned_rounds", "top_cut"])
+        after = {"planned_rounds": planned_rounds, "top_cut": top_cut}
+        w.touched()
+        w.audit(AuditAction.PLAN, f"Planned {planned_rounds or 'open'} Swiss rounds, "
+                f"top {top_cut or 'none'}", before=before, after=after)  # fmt: skip
+    return t
+
+
+def finish(*, tournament: Tournament, by: Any = None) -> None:
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        last = current_round(t)
+        if last is not None and missing_results(last):
+            raise ServiceError("Some results are still missing.")
+        if t.status == Status.TOP_CUT and not final_decided(t):
+            raise ServiceError("Play the top cut to its final first.")
+        t.status = Status.FINISHED
+        t.save(update_fields=["status"])
+        w.touched()
+        w.audit(AuditAction.FINISH, "Finished the tournament")

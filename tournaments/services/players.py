@@ -1,0 +1,88 @@
+"""Players: register (late entries too), rename, drop, re-admit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Max
+
+from tournaments.models import AuditAction, Player
+from tournaments.services.writing import ServiceError, writing
+
+MAX_NAME = 200  # Player.name's max_length
+
+
+def register_players(*, tournament: Any, names: Sequence[str], by: Any = None) -> list[Player]:
+    """Add players (a late entry when rounds were already played: they start at 0)."""
+    cleaned = [n.strip() for n in names if n.strip()]
+    if not cleaned:
+        raise ServiceError("Give at least one player name.")
+    for line, name in enumerate(cleaned, start=1):
+        if len(name) > MAX_NAME:
+            raise ServiceError(f"Line {line}: the name is longer than {MAX_NAME} characters.")
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        taken = set(t.players.values_list("external_id", flat=True))
+        players = []
+        n = len(taken)
+        for name in cleaned:
+            n += 1
+            while f"p{n}" in taken:
+                n += 1
+            taken.add(f"p{n}")
+            players.append(Player(tournament=t, external_id=f"p{n}", name=name))
+        Player.objects.bulk_create(players)
+        late = " (late entry)" if t.rounds.exists() else ""
+        w.changed()
+        w.audit(
+            AuditAction.REGISTER,
+            f"Added {len(players)} player(s){late}: " + ", ".join(p.name for p in players),
+            after=[p.name for p in players],
+        )
+    return players
+
+
+def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
+    name = name.strip()
+    if not name:
+        raise ServiceError("The name must not be empty.")
+    if len(name) > MAX_NAME:
+        raise ServiceError(f"The name is longer than {MAX_NAME} characters.")
+    with writing(player.tournament_id, by=by) as w:
+        old = Player.objects.get(pk=player.pk).name
+        if old == name:
+            return player
+        Player.objects.filter(pk=player.pk).update(name=name)
+        w.touched()  # names are not a scoring input
+        w.audit(AuditAction.RENAME, f"Renamed {old} to {name}", before=old, after=name)
+    player.name = name
+    return player
+
+
+def drop_player(*, player: Player, by: Any = None) -> Player:
+    with writing(player.tournament_id, by=by) as w:
+        last = w.tournament.rounds.aggregate(n=Max("number"))["n"] or 0
+        player.dropped_after_round = last
+        Player.objects.filter(pk=player.pk).update(dropped_after_round=last)
+        w.changed()
+        w.audit(
+            AuditAction.DROP,
+            f"{player.name} dropped after round {last}",
+            after={"dropped_after_round": last},
+        )
+    return player
+
+
+def readmit_player(*, player: Player, by: Any = None) -> Player:
+    with writing(player.tournament_id, by=by) as w:
+        before = Player.objects.get(pk=player.pk).dropped_after_round
+        player.dropped_after_round = None
+        Player.objects.filter(pk=player.pk).update(dropped_after_round=None)
+        w.changed()
+        w.audit(
+            AuditAction.READMIT,
+            f"{player.name} re-admitted",
+            before={"dropped_after_round": before},
+        )
+    return player

@@ -1,0 +1,109 @@
+"""The single-elimination top cut: seed it from the Swiss standings, pair each next round.
+
+The bracket itself (who meets whom, seeds, placings) is tournaments/pairing/bracket.py;
+this module reads and writes the rows around it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring.models import Standing
+from tournaments.models import AuditAction, Round, Seat, Status, Tournament
+from tournaments.pages.common import current_round, missing_results
+from tournaments.pairing.bracket import BracketMatch, bracket_of, next_round, seed_top_cut
+from tournaments.rules import TOP_CUT_SIZES
+from tournaments.services.seating import create_round
+from tournaments.services.writing import ServiceError, writing
+
+
+def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = None) -> Round:
+    """Single elimination for the top 8, 4 or 2 of the Swiss standings (1-8, 4-5, 2-7, 3-6)."""
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        size = size or t.top_cut
+        if size not in TOP_CUT_SIZES:
+            raise ServiceError("The top cut is 2, 4 or 8 players.")
+        if t.status != Status.RUNNING:
+            raise ServiceError("The top cut starts after the Swiss rounds.")
+        last = current_round(t)
+        if last is None or missing_results(last):
+            raise ServiceError("Finish the Swiss rounds (every result in) before the top cut.")
+        ranked = list(
+            Standing.objects.filter(tournament=t, player__dropped_after_round__isnull=True)
+            .order_by("position")
+            .select_related("player")[:size]
+        )
+        if len(ranked) < size:
+            raise ServiceError(f"A top {size} needs {size} players still in the event.")
+        bracket = seed_top_cut([s.player.external_id for s in ranked], size)
+        by_ext = {s.player.external_id: s.player for s in ranked}
+        round_ = create_round(
+            t,
+            number=last.number + 1,
+            playoff=True,
+            tables=[[by_ext[m.high], by_ext[m.low]] for m in bracket],
+        )
+        t.status = Status.TOP_CUT
+        t.top_cut = size
+        t.save(update_fields=["status", "top_cut"])
+        w.changed()
+        w.audit(
+            AuditAction.TOP_CUT,
+            f"Started the top {size}",
+            after={"round": round_.number, "seeds": [s.player.external_id for s in ranked]},
+        )
+    return round_
+
+
+def played_bracket(t: Tournament) -> tuple[tuple[BracketMatch, ...], ...]:
+    """The playoff rounds as the pure bracket sees them (winners where decided)."""
+    rounds: dict[int, dict[int, list[tuple[int, str, int | None, bool]]]] = {}
+    for number, match_id, reported, position, ext, games in (
+        Seat.objects.filter(round__tournament=t, round__playoff=True)
+        .order_by("round__number", "match__table", "match_id", "position")
+        .values_list(
+            "round__number", "match_id", "match__reported", "position",
+            "player__external_id", "games_won",
+        )
+    ):  # fmt: skip
+        rounds.setdefault(number, {}).setdefault(match_id, []).append(
+            (position, ext, games, reported)
+        )
+    played = []
+    for matches in rounds.values():
+        played.append([_bracket_entry(seats) for seats in matches.values()])
+    if not played:
+        return ()
+    # The first round's size says the cut's size (an imported event may not carry it).
+    return bracket_of(2 * len(played[0]), played)
+
+
+def _bracket_entry(
+    seats: list[tuple[int, str, int | None, bool]],
+) -> tuple[str, str, str | None]:
+    (_, high, high_games, reported), (_, low, low_games, _) = seats
+    winner = None
+    if reported and (high_games or 0) != (low_games or 0):
+        winner = high if (high_games or 0) > (low_games or 0) else low
+    return high, low, winner
+
+
+def pair_playoff_round(t: Tournament, last: Round) -> Round:
+    """The next playoff round: winners of adjacent matches meet, better seed first."""
+    bracket = played_bracket(t)
+    previous = bracket[-1]
+    if any(m.winner is None for m in previous):
+        raise ServiceError("Every playoff match needs a winner first.")
+    if len(previous) == 1:
+        raise ServiceError("The final is decided: finish the tournament.")
+    players = {
+        p.external_id: p for p in t.players.filter(external_id__in=[m.winner for m in previous])
+    }
+    tables = [[players[m.high], players[m.low]] for m in next_round(previous)]
+    return create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
+
+
+def final_decided(t: Tournament) -> bool:
+    bracket = played_bracket(t)
+    return bool(bracket) and len(bracket[-1]) == 1 and bracket[-1][0].winner is not None

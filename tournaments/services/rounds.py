@@ -1,0 +1,261 @@
+"""Rounds: pair the next one (Swiss, round-robin pod, league tables), undo, Day-2 cut."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scoring.models import Standing
+from tournaments.models import (
+    AuditAction,
+    MatchKind,
+    Player,
+    Round,
+    Seat,
+    Status,
+    System,
+    Tournament,
+)
+from tournaments.pages.common import current_round, missing_results
+from tournaments.pairing.round_robin import round_robin_schedule
+from tournaments.pairing.swiss import SwissPlayer, pair_swiss
+from tournaments.pairing.tables import TablePlayer, seat_tables
+from tournaments.services.playoff import pair_playoff_round
+from tournaments.services.seating import active_players, create_round, round_rng
+from tournaments.services.writing import ServiceError, writing
+
+
+def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
+    """Per player pk: previous opponents and whether they had a bye (no playoffs)."""
+    info: dict[int, dict[str, Any]] = {}
+    seats = (
+        Seat.objects.filter(round__tournament=tournament, round__playoff=False, absent=False)
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "match__kind")
+    )
+    by_match: dict[int, list[tuple[int, str]]] = {}
+    for match_id, player_id, kind in seats:
+        by_match.setdefault(match_id, []).append((player_id, kind))
+    for members in by_match.values():
+        ids = [pid for pid, _ in members]
+        for pid, kind in members:
+            entry = info.setdefault(pid, {"opponents": [], "bye": False})
+            if kind == MatchKind.BYE:
+                entry["bye"] = True
+            else:
+                entry["opponents"].extend(o for o in ids if o != pid)
+    return info
+
+
+def _phase_points(tournament: Tournament) -> dict[int, int]:
+    """Match points from the stored standings (Swiss rounds only, never the playoff)."""
+    return {
+        pid: int(points)
+        for pid, points in Standing.objects.filter(tournament=tournament).values_list(
+            "player_id", "points"
+        )
+    }
+
+
+def pair_next_round(
+    *, tournament: Tournament, agreed_byes: Sequence[int] = (), by: Any = None
+) -> Round:
+    """Pair the next round by the tournament's system (all results must be in).
+
+    `agreed_byes` (league only): player pks the organizer agreed to give a bye this
+    round (shared/spec/scoring.md section 4: it scores the last-place 2 points).
+    """
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        last = current_round(t)
+        if last is not None and (missing := missing_results(last)):
+            raise ServiceError(
+                f"Round {last.number} still has {missing} result(s) missing: enter them first."
+            )
+        if t.status == Status.FINISHED:
+            raise ServiceError("The tournament is finished.")
+        if agreed_byes and t.system != System.LEAGUE:
+            raise ServiceError("Agreed byes are for league rounds only.")
+        if t.status == Status.TOP_CUT:
+            assert last is not None  # a top cut starts after a Swiss round
+            round_ = pair_playoff_round(t, last)
+        elif t.system == System.POD:
+            round_ = _pair_pod(t)
+        elif t.system == System.LEAGUE:
+            round_ = _pair_league(t, last, agreed_byes)
+        else:
+            round_ = _pair_swiss(t, last)
+        if t.status == Status.REGISTRATION:
+            t.status = Status.RUNNING
+            t.save(update_fields=["status"])
+        w.changed()
+        w.audit(
+            AuditAction.PAIR,
+            f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
+            after={"round": round_.number, "matches": round_.matches.count()},
+        )
+    return round_
+
+
+def _opponents(history: dict[int, dict[str, Any]], ext: dict[int, str], pk: int) -> tuple[str, ...]:
+    return tuple(ext[o] for o in history.get(pk, {}).get("opponents", []))
+
+
+def _pair_swiss(t: Tournament, last: Round | None) -> Round:
+    players = active_players(t)
+    if len(players) < 2:
+        raise ServiceError("At least two active players are needed to pair a round.")
+    number = (last.number if last else 0) + 1
+    by_ext = {p.external_id: p for p in players}
+    history = _history(t)
+    ext = dict(t.players.values_list("pk", "external_id"))
+    points = _phase_points(t)
+    pairing = pair_swiss(
+        [
+            SwissPlayer(
+                id=p.external_id,
+                points=points.get(p.pk, 0),
+                opponents=_opponents(history, ext, p.pk),
+                had_bye=bool(history.get(p.pk, {}).get("bye")),
+            )
+            for p in players
+        ],
+        round_rng(t, number),
+    )
+    return create_round(
+        t,
+        number=number,
+        tables=[[by_ext[a], by_ext[b]] for a, b in pairing.tables],
+        byes=[by_ext[pairing.bye]] if pairing.bye else [],
+    )
+
+
+def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) -> Round:
+    players = active_players(t)
+    wanted = set(agreed_byes)
+    resting = [p for p in players if p.pk in wanted]
+    if len(resting) != len(wanted):
+        raise ServiceError("An agreed bye must go to an active player of this event.")
+    players = [p for p in players if p.pk not in wanted]
+    if len(players) < 3:
+        raise ServiceError("A league table needs at least three active players.")
+    number = (last.number if last else 0) + 1
+    by_ext = {p.external_id: p for p in players}
+    history = _history(t)
+    ext = dict(t.players.values_list("pk", "external_id"))
+    seating = seat_tables(
+        [TablePlayer(id=p.external_id, opponents=_opponents(history, ext, p.pk)) for p in players],
+        round_rng(t, number),
+    )
+    return create_round(
+        t,
+        number=number,
+        kind=MatchKind.GAME,
+        tables=[[by_ext[i] for i in table] for table in seating.tables],
+        byes=resting,
+    )
+
+
+def _pair_pod(t: Tournament) -> Round:
+    """A pod is paired all at once: the whole round-robin schedule (circle method)."""
+    if t.rounds.exists():
+        raise ServiceError("The pod's round robin is already paired: enter the results.")
+    players = active_players(t)
+    if len(players) < 3:
+        raise ServiceError("A pod needs at least three players.")
+    by_ext = {p.external_id: p for p in players}
+    schedule = round_robin_schedule([p.external_id for p in players], round_rng(t, 1))
+    first = None
+    for number, rr in enumerate(schedule, start=1):
+        round_ = create_round(
+            t,
+            number=number,
+            tables=[[by_ext[a], by_ext[b]] for a, b in rr.pairs],
+            byes=[by_ext[rr.bye]] if rr.bye else [],
+        )
+        first = first or round_
+    assert first is not None
+    return first
+
+
+def undo_round(*, tournament: Tournament, by: Any = None) -> int:
+    """Remove the current round's pairing while it has no results; returns its number."""
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        last = current_round(t)
+        if last is None:
+            raise ServiceError("There is no round to undo.")
+        if last.matches.filter(
+            kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
+        ).exists():
+            raise ServiceError(
+                f"Round {last.number} already has results: clear them before undoing the pairing."
+            )
+        number = last.number
+        if t.system == System.POD:
+            # The schedule was made at once; undo removes every round still without results.
+            for r in t.rounds.order_by("-number"):
+                if r.matches.filter(kind=MatchKind.PLAYED, reported=True).exists():
+                    break
+                r.delete()
+        else:
+            last.delete()
+        if last.playoff and not t.rounds.filter(playoff=True).exists():
+            t.status = Status.RUNNING
+        elif not t.rounds.exists():
+            t.status = Status.REGISTRATION
+        t.save(update_fields=["status"])
+        w.changed()
+        w.audit(
+            AuditAction.UNDO,
+            f"Undid the pairing of round {number}",
+            before={"round": number},
+        )
+    return number
+
+
+def cut_to_next_phase(
+    *,
+    tournament: Tournament,
+    min_points: int | None = None,
+    top: int | None = None,
+    by: Any = None,
+) -> list[Player]:
+    """Day-2 cut: only players with at least `min_points` (or the top N) play the next phase."""
+    if (min_points is None) == (top is None):
+        raise ServiceError("Cut by a match-point threshold or by a number of players, not both.")
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        last = current_round(t)
+        if last is None:
+            raise ServiceError("Play at least one round before a cut.")
+        if missing := missing_results(last):
+            raise ServiceError(f"Round {last.number} still has {missing} result(s) missing.")
+        standings = Standing.objects.filter(
+            tournament=t,
+            player__dropped_after_round__isnull=True,
+            player__in=active_players(t),
+        ).order_by("position")
+        if top is not None:
+            if top < 2:
+                raise ServiceError("At least two players must make the cut.")
+            advancing = [s.player for s in standings.select_related("player")[:top]]
+        else:
+            advancing = [
+                s.player for s in standings.select_related("player") if s.points >= min_points
+            ]
+        if len(advancing) < 2:
+            raise ServiceError("Fewer than two players would make that cut.")
+        t.phase += 1
+        t.save(update_fields=["phase"])
+        Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)
+        # Phases decide the freeze of the standings only through rounds played in them,
+        # so the standings themselves do not change until the next round is paired.
+        w.touched()
+        rule = f"top {top}" if top is not None else f"{min_points} points or more"
+        w.audit(
+            AuditAction.CUT,
+            f"Cut to phase {t.phase} ({rule}): {len(advancing)} players advance",
+            after={"phase": t.phase, "players": [p.external_id for p in advancing]},
+        )
+    return advancing

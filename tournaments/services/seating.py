@@ -1,0 +1,59 @@
+"""Rows of a newly paired round, and who plays it: shared by Swiss, pod, league and the
+top cut (called inside a service's `writing` block: these write, they do not lock)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
+
+
+def round_rng(tournament: Tournament, number: int) -> random.Random:
+    """The seeded randomness for one round: the same event and round pair the same way."""
+    return random.Random(f"{tournament.seed}/round/{number}")
+
+
+def create_round(
+    tournament: Tournament,
+    *,
+    number: int,
+    tables: Sequence[Sequence[Player]],
+    byes: Sequence[Player] = (),
+    playoff: bool = False,
+    kind: str = MatchKind.PLAYED,
+    phase: int | None = None,
+) -> Round:
+    """A paired round's rows: the tables in order, then a bye "table" for each bye.
+
+    Called inside a service's `writing` block (it writes, it does not lock).
+    """
+    round_ = Round.objects.create(
+        tournament=tournament, number=number, phase=phase or tournament.phase, playoff=playoff
+    )
+    groups = [*tables, *([p] for p in byes)]
+    matches = [
+        Match(
+            round=round_,
+            table=k,
+            kind=kind if k <= len(tables) else MatchKind.BYE,
+            reported=k > len(tables),
+        )
+        for k in range(1, len(groups) + 1)
+    ]
+    Match.objects.bulk_create(matches)
+    seats = [
+        Seat(match=match, round=round_, player=player, position=k)
+        for match, group in zip(matches, groups, strict=True)
+        for k, player in enumerate(group)
+    ]
+    Seat.objects.bulk_create(seats, batch_size=2000)
+    return round_
+
+
+def active_players(tournament: Tournament) -> list[Player]:
+    """Players who play the next round: not dropped, and through the current phase's cut."""
+    players = tournament.players.filter(dropped_after_round__isnull=True)
+    if tournament.phase > 1:
+        players = players.filter(made_phase__gte=tournament.phase)
+    return list(players.order_by("id"))

@@ -1,0 +1,126 @@
+"""The one way to write a tournament: `with writing(tournament, by=user) as w: ...`.
+
+The block owns everything every write needs, so no service repeats it:
+- the transaction and the tournament's row lock (writes to one event are serialised), with
+  a lock timeout that answers "busy, try again" instead of hanging the organizer's click;
+- the audit entries the service adds (`w.audit(...)`);
+- the version bump: the one freshness number every cache, fragment and ETag derives from;
+- which scoring inputs changed (`w.changed(matches=[...])`, or `w.changed()` for anything):
+  the stored standings are recomputed in the same transaction, incrementally when the
+  changed matches are known, and the record of changed matches lets other workers catch up;
+- after commit, the live pages are told (`live.changed`), never before.
+
+A block in which the service records nothing (the same result entered twice) writes
+nothing at all: no version, no audit entry, no recompute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import OperationalError, connection, transaction
+from django.db.models import F
+
+from scoring.services import recompute, record_change
+from tournaments import live
+from tournaments.models import AuditEntry, Tournament
+
+# How long a write waits for another write to the same event before it gives up. Writes
+# take tens of milliseconds; a wait this long means something is stuck, and the organizer
+# should hear "busy" rather than watch a spinner. (SQLite: the connection's busy timeout
+# in settings plays this part, since it has no row locks.)
+LOCK_TIMEOUT_SECONDS = 5
+BUSY = "Another change to this event is still being saved: try again in a moment."
+
+
+class ServiceError(ValueError):
+    """A refused write; the message is shown to the user as it is."""
+
+
+@dataclass
+class Write:
+    """What one `writing` block has done so far; the service fills it in."""
+
+    tournament: Tournament  # the locked row, fresh from the database
+    by: Any = None
+    entries: list[AuditEntry] = field(default_factory=list)
+    dirty: bool = False
+    scoring: bool = False
+    # Matches whose results changed; None once anything else a standing reads changed
+    # (players, rounds, drops): the recompute then reads the whole event.
+    matches: list[int] | None = field(default_factory=list)
+
+    def audit(self, action: str, summary: str, *, before: Any = None, after: Any = None) -> None:
+        """Record what this write did, for the event's audit log."""
+        self.dirty = True
+        self.entries.append(
+            AuditEntry(
+                tournament=self.tournament,
+                user=self.by if getattr(self.by, "is_authenticated", False) else None,
+                action=action,
+                summary=summary[:300],
+                before=before,
+                after=after,
+            )
+        )
+
+    def changed(self, *, matches: Sequence[int] | None = None) -> None:
+        """The standings' inputs changed: these matches' results, or (None) anything."""
+        self.dirty = self.scoring = True
+        if matches is None or self.matches is None:
+            self.matches = None
+        else:
+            self.matches.extend(matches)
+
+    def touched(self) -> None:
+        """Something the pages show changed, though no standing depends on it."""
+        self.dirty = True
+
+
+def lock(tournament: Tournament | int) -> Tournament:
+    """The tournament row, locked until the end of the transaction."""
+    pk = tournament.pk if isinstance(tournament, Tournament) else tournament
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
+    try:
+        return Tournament.objects.select_for_update().get(pk=pk)
+    except Tournament.DoesNotExist:
+        raise ServiceError("That event no longer exists.") from None
+
+
+@contextmanager
+def writing(tournament: Tournament | int, *, by: Any = None) -> Iterator[Write]:
+    """One write to one tournament (see the module's docstring)."""
+    try:
+        with transaction.atomic():
+            w = Write(lock(tournament), by)
+            yield w
+            if w.dirty:
+                _commit(w)
+    except OperationalError as exc:
+        if _is_busy(exc):
+            raise ServiceError(BUSY) from exc
+        raise
+
+
+def _commit(w: Write) -> None:
+    t = w.tournament
+    Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
+    t.version += 1  # the row is locked: nobody else can have moved it meanwhile
+    if w.scoring:
+        recompute(t, changed_matches=w.matches)
+    else:
+        record_change(t, [])  # other workers' scoring snapshots stay usable
+    if w.entries:
+        AuditEntry.objects.bulk_create(w.entries)
+    pk = t.pk
+    transaction.on_commit(lambda: live.changed(pk))
+
+
+def _is_busy(exc: OperationalError) -> bool:
+    text = str(exc).lower()
+    return "lock timeout" in text or "database is locked" in text or "lock_timeout" in text
