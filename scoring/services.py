@@ -22,6 +22,7 @@ from django.db import connection, transaction
 
 from scoring.engine import compute_standings
 from scoring.engine.explain import Explanation, explain
+from scoring.engine.mtr import SWISS_SYSTEMS
 from scoring.engine.records import (
     BYE,
     DOUBLE_LOSS,
@@ -321,7 +322,7 @@ def _store_all(
 # Under these systems a result changes the values of its own players and their
 # opponents only (MW%/GW% of the two, hence OMW%/OGW% of whoever met them); ranks move
 # for anyone. pod and league reach further (WRR, "most recently ahead"): compare all.
-_LOCAL_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+_LOCAL_SYSTEMS = SWISS_SYSTEMS
 
 
 def _touched(snapshot: _Snapshot, changed: Iterable[int]) -> set[str] | None:

@@ -60,9 +60,7 @@ def fresh(t: Tournament) -> Tournament:
 
 
 def play_round(t: Tournament, wins: tuple[int, int] = (2, 0)) -> None:
-    for m in Match.objects.filter(
-        round=current_round(t), kind=MatchKind.PLAYED, reported=False
-    ):
+    for m in Match.objects.filter(round=current_round(t), kind=MatchKind.PLAYED, reported=False):
         services.record_result(match=m, wins=wins)
 
 

@@ -1,7 +1,7 @@
 """Rule constants, each once, with where it comes from.
 
-Pure: the standard library only (services, pages, forms and the pairing engines read
-these; nothing here reads the database).
+Pure: the standard library and the pure scoring engine only (services, pages, forms and
+the pairing engines read these; nothing here reads the database).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 # shared/spec/scoring.md sections 1, 2 and 2b: the three Magic presets share the Swiss
-# tiebreakers (OMW%, GW%, OGW%); pod (section 3) and league (section 4) do not.
-SWISS_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+# tiebreakers (OMW%, GW%, OGW%); pod (section 3) and league (section 4) do not. Defined
+# by the scoring engine, which decides what a system computes.
+from scoring.engine.mtr import SWISS_SYSTEMS as SWISS_SYSTEMS
 
 # Best of 1 or 3 (MTR 2.3, "a match is won by the first player to win two games" in a best
 # of 3); the database holds the same rule as a check constraint.

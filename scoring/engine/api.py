@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import gc
-
-from . import league, mtr, pod
+from . import league, mtr, mtr_fast, pod
+from .mtr import SWISS_SYSTEMS
 from .records import EventRecord, RoundRecord, StandingRow, Standings
 
-SWISS_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+__all__ = ["SWISS_SYSTEMS", "compute_standings", "rounds_with_results"]
 
 
 def rounds_with_results(event: EventRecord, after_round: int | None = None) -> list[RoundRecord]:
@@ -25,35 +24,26 @@ def rounds_with_results(event: EventRecord, after_round: int | None = None) -> l
     return kept
 
 
-def compute_standings(event: EventRecord, after_round: int | None = None) -> Standings:
+def compute_standings(
+    event: EventRecord, after_round: int | None = None, *, reference: bool = False
+) -> Standings:
     """Standings rows in final rank order (shared/spec/scoring.md).
 
     `after_round`: standings as they stood after that round; later rounds are ignored.
     `Standings.after_round` is the last round number with any result (None if none).
+    `reference`: Swiss systems are computed by the readable reference (mtr.py) instead
+    of the fast path (mtr_fast.py); the result is the same, only much slower. For tests
+    and benchmarks that compare the two.
     """
     rounds = rounds_with_results(event, after_round)
     rows: list[StandingRow]
-    # The cyclic garbage collector is paused while the rows are built: they are tens of
-    # thousands of new, acyclic container objects (rows, dicts, Fractions), and with it on
-    # a large event triggers ~40 young-generation passes plus several older-generation
-    # ones over them and the event's records (~10% of the time). Nothing here creates a
-    # reference cycle, and the collector's normal schedule resumes right after (the new
-    # objects are scanned once, by the next young collection). Thread-safe enough: only
-    # the call that paused it resumes it, and a concurrent call merely runs unpaused.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        if event.system in SWISS_SYSTEMS:
-            rows = mtr.compute(event, rounds)
-        elif event.system == "pod":
-            rows = pod.compute(event, rounds)
-        elif event.system == "league":
-            rows = league.compute(event, rounds)
-        else:
-            raise ValueError(f"unknown scoring system: {event.system!r}")
-    finally:
-        if paused:
-            gc.enable()
+    if event.system in SWISS_SYSTEMS:
+        rows = (mtr if reference else mtr_fast).compute(event, rounds)
+    elif event.system == "pod":
+        rows = pod.compute(event, rounds)
+    elif event.system == "league":
+        rows = league.compute(event, rounds)
+    else:
+        raise ValueError(f"unknown scoring system: {event.system!r}")
     last = max((r.number for r in rounds), default=None)
     return Standings(system=event.system, after_round=last, rows=tuple(rows))

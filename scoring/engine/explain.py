@@ -2,9 +2,10 @@
 tiebreakers are computed").
 
 `explain(event, player_id)` returns the terms that add up (sum or mean) to the player's
-tiebreakers, built from the very tallies `compute_standings` ranks with, so that the
-totals are exactly the player's row: the Day-2 freeze, drops, byes, double losses,
-playoffs and unreported matches are decided by the engine's own code, not re-derived.
+tiebreakers, built from the engine's own records and functions, so that the totals are
+exactly the player's row: the Day-2 freeze, drops, byes, double losses, playoffs and
+unreported matches are decided by the engine's code, not re-derived. Swiss systems read
+the reference engine (mtr.py), which the fast path is tested equal to.
 
 Pure: standard library and this package only (tests/unit/test_purity.py).
 """
@@ -111,78 +112,42 @@ def explain(event: EventRecord, player_id: str) -> Explanation | None:
 # --- mtr / dci / melee ------------------------------------------------------------------
 
 
-def _percentage(points: int, out_of: int, floor: Fraction) -> Fraction:
-    """points / (3 x out_of), at least the floor; the floor when nothing was played."""
-    if not out_of:
-        return floor
-    return max(floor, Fraction(points, 3 * out_of))
-
-
-def _unpack(code: int) -> tuple[int, int, int, int]:
-    """(match points, rounds played, game points, games played) of a packed mtr total."""
-    wins, losses, draws, game_points, games = (
-        (code >> offset) & mtr._FIELD_MASK
-        for offset in (mtr._WINS, mtr._LOSSES, mtr._DRAWS, mtr._GP, mtr._GAMES)
-    )
-    return (
-        mtr.WIN_POINTS * wins + mtr.DRAW_POINTS * draws,
-        wins + losses + draws,
-        game_points,
-        games,
-    )
-
-
 def _swiss(event: EventRecord, rounds: list[RoundRecord], player_id: str) -> Explanation | None:
-    rules = mtr.rules_for(event)
-    tallied = mtr.tally(event, rounds, rules)
-    me = tallied.index.get(player_id)
-    if me is None:
+    # The reference engine's own records and tiebreaker functions: the fast path that
+    # compute_standings runs is proven equal to it (tests/unit/test_scoring_reference.py),
+    # and the explained events are small (a player's neighbourhood, scoring/services.py).
+    players = mtr.player_ids(event, rounds)
+    if player_id not in players:
         return None
-    phase, state, counted = mtr.snapshot_of(tallied, me)
-    floor = rules.floor
-
-    terms: list[OpponentTerm] = []
-    # The engine's own opponent seats (seats 2k and 2k+1 met), up to the snapshot: the
-    # matches that count, and nothing else (byes, no-opponent losses and unreported
-    # matches are not in them; double losses are).
-    for round_, seats in zip(tallied.swiss[:counted], tallied.pairings[:counted], strict=True):
-        for k, seat in enumerate(seats):
-            if seat != me:
-                continue
-            other = seats[k ^ 1]
-            points, played, game_points, games = _unpack(state[other])
-            terms.append(
-                OpponentTerm(
-                    round=round_.number,
-                    opponent=tallied.ids[other],
-                    mw=_percentage(points, played, floor),
-                    gw=_percentage(game_points, games, floor),
-                )
-            )
-
-    if terms:
-        omw = sum((t.mw for t in terms), Fraction(0)) / len(terms)
-        ogw = sum((t.gw for t in terms), Fraction(0)) / len(terms)
-    else:  # met no opponent: the preset's fixed value
-        omw = ogw = rules.no_opponent
-    _, _, game_points, games = _unpack(state[me])
-    if rules.floor_own_gw or not games:
-        gw = _percentage(game_points, games, floor)
-    else:  # dci: the player's own GW% is not floored
-        gw = Fraction(game_points, 3 * games)
-    # Points as the row has them: the final totals (a frozen player's are unchanged).
-    points = _unpack(tallied.totals[me])[0]
+    rules = mtr.rules_for(event)
+    swiss = mtr.swiss_rounds(rounds)
+    final = mtr.final_phase(swiss)
+    phase = mtr.values_phase(player_id, mtr.last_phases(swiss), final)
+    records = mtr.records_at_end_of(phase, players, swiss, rules)
+    record = records[player_id]
+    # One term per match with an opponent, in the order played: byes, no-opponent losses
+    # and unreported matches are not in `opponents`; double losses are.
+    terms = tuple(
+        OpponentTerm(
+            round=meeting.round,
+            opponent=meeting.opponent,
+            mw=mtr.match_win_pct(records[meeting.opponent], rules),
+            gw=mtr.game_win_pct(records[meeting.opponent], rules),
+        )
+        for meeting in record.opponents
+    )
     return Explanation(
         system=event.system,
         player=player_id,
-        after_round=max((r.number for r in tallied.swiss[:counted]), default=None),
+        after_round=max((r.number for r in swiss if r.phase <= phase), default=None),
         phase=phase or None,
-        frozen=bool(phase) and phase != tallied.snapshots[-1][0],
+        frozen=bool(phase) and phase != final,
         columns=("omw", "ogw"),
-        terms=tuple(terms),
-        points=Fraction(points),
-        totals={"omw": omw, "gw": gw, "ogw": ogw},
-        floor=floor,
+        terms=terms,
+        # The player played nothing after `phase`, so these are also the final points.
+        points=Fraction(record.match_points),
+        totals=dict(mtr.tiebreakers(player_id, records, rules)),
+        floor=rules.floor,
     )
 
 
@@ -191,7 +156,7 @@ def _swiss(event: EventRecord, rounds: list[RoundRecord], player_id: str) -> Exp
 
 def _pod(event: EventRecord, rounds: list[RoundRecord], player_id: str) -> Explanation | None:
     swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: r.number)
-    records = pod._tally([p.id for p in event.players], swiss)
+    records = pod.tally([p.id for p in event.players], swiss)
     if player_id not in records:
         return None
     complete = pod.round_robin_complete(list(records), records)
@@ -203,7 +168,7 @@ def _pod(event: EventRecord, rounds: list[RoundRecord], player_id: str) -> Expla
         )
         for pid, r in records.items()
     }
-    wr = {pid: pod._resistance(r, win_count) for pid, r in records.items()}
+    wr = {pid: pod.resistance(r, win_count) for pid, r in records.items()}
 
     def share(outcome: Outcome, value: Fraction) -> Fraction:
         # Only games won add resistance; a draw a third of it.
@@ -291,7 +256,7 @@ def _league(event: EventRecord, rounds: list[RoundRecord], player_id: str) -> Ex
                 continue
             if match.kind != GAME:
                 raise ValueError(f"a {match.kind!r} match cannot be scored in a league")
-            # As league._tally: the table is the players who played.
+            # As league.py tallies it: the table is the players who played.
             places = match.places or ()
             scores = match.scores or tuple(Fraction(0) for _ in places)
             points, positions = league.table_points(tuple(places))

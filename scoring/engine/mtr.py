@@ -1,35 +1,20 @@
-"""Swiss scoring for `mtr`, `dci` and `melee` (shared/spec/scoring.md sections 1, 2, 2b).
+"""Swiss scoring for `mtr`, `dci` and `melee`: the reference (shared/spec/scoring.md s.1, 2, 2b).
 
-Speed matters here (8,192 players x 15 rounds in well under 100 ms), so the hot loops
-work on integer lists indexed by player, never on Fractions: every percentage is kept as
-an integer numerator over one denominator shared by the whole group being compared, and
-a sort key is one int (the tiebreak chain packed into fixed-width bit fields). Fractions
-are only built for the output rows. Most per-player steps are one C-level pass each
-(map/zip/compress over whole lists); the Python-level loops left are one `+=` per seat.
+Written to be read beside the spec: exact Fractions, one record per player, one function
+per tiebreaker. `compute_standings` runs the fast path in mtr_fast.py instead (this module
+is about ten times slower: ~1 s for 8,192 players x 15 rounds);
+tests/unit/test_scoring_reference.py holds the two to identical standings on generated
+and real events. explain.py reads this module's records and functions.
+
+The presets (`SwissRules`, `rules_for`, the floors) live here and mtr_fast.py imports them.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import chain, compress, islice, repeat
-from math import gcd, lcm
-from operator import (
-    add,
-    and_,
-    attrgetter,
-    eq,
-    floordiv,
-    itemgetter,
-    lshift,
-    mul,
-    ne,
-    not_,
-    or_,
-    rshift,
-)
+from typing import NamedTuple
 
 from .ranking import draw_key, playoff_order
 from .records import (
@@ -38,9 +23,14 @@ from .records import (
     LOSS,
     PLAYED,
     EventRecord,
+    MatchRecord,
     RoundRecord,
     StandingRow,
 )
+
+SWISS_SYSTEMS = frozenset({"mtr", "dci", "melee"})
+
+# --- The presets ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +47,20 @@ class SwissRules:
     bye_games: int
 
 
-# MTR Appendix C: MW%, GW%, OMW%, OGW% all have a 0.33 floor; a bye is a 2-0 win.
+# s.1: MW% and GW% are "never below 0.33"; a player who met no opponent gets the floor.
 MTR_FLOOR = Fraction(33, 100)
-MTR = SwissRules(floor=MTR_FLOOR, floor_own_gw=True, no_opponent=MTR_FLOOR, bye_games=2)
-# Older DCI Universal Tournament Rules: the player's own GW% is NOT floored (scoring.md s.2);
-# the floor still applies wherever a percentage is an opponent's value.
-DCI = SwissRules(floor=MTR_FLOOR, floor_own_gw=False, no_opponent=MTR_FLOOR, bye_games=2)
-# melee.gg (scoring.md s.2b, confirmed on shared/data/real): floors are exactly 1/3 ...
+# s.1: "A bye is a 2-0 win: 6 game points over 2 games played."
+BYE_GAMES = 2
+MTR = SwissRules(floor=MTR_FLOOR, floor_own_gw=True, no_opponent=MTR_FLOOR, bye_games=BYE_GAMES)
+# s.2: the player's OWN GW% is not floored; the floor still applies wherever a
+# percentage is an opponent's value.
+DCI = SwissRules(floor=MTR_FLOOR, floor_own_gw=False, no_opponent=MTR_FLOOR, bye_games=BYE_GAMES)
+# s.2b: both floors are exactly 1/3 (own GW% included) ...
 MELEE_FLOOR = Fraction(1, 3)
-# ... and a player with no opponent shows the literal 0.3333 for OMW% and OGW%.
+# ... a player who met no opponent shows the literal 0.3333 for OMW% and OGW% ...
 MELEE_NO_OPPONENT = Fraction(3333, 10000)
+# ... and in best-of-one events a bye is a 1-0 game win.
+MELEE_BEST_OF_ONE_BYE_GAMES = 1
 
 
 def rules_for(event: EventRecord) -> SwissRules:
@@ -75,535 +69,272 @@ def rules_for(event: EventRecord) -> SwissRules:
     if event.system == "dci":
         return DCI
     if event.system == "melee":
-        # melee.gg scores a bye in a best-of-one event as a 1-0 game win (scoring.md s.2b).
-        bye_games = 1 if event.best_of == 1 else 2
         return SwissRules(
             floor=MELEE_FLOOR,
             floor_own_gw=True,
             no_opponent=MELEE_NO_OPPONENT,
-            bye_games=bye_games,
+            bye_games=MELEE_BEST_OF_ONE_BYE_GAMES if event.best_of == 1 else BYE_GAMES,
         )
     raise ValueError(f"not a Swiss Magic system: {event.system!r}")
 
 
-# Match points (MTR Appendix C): win 3, draw 1, loss 0; game points likewise per game.
+# s.1: match points are win 3, draw 1, loss 0 ...
 WIN_POINTS = 3
 DRAW_POINTS = 1
-
-# Speed. 8,192 players x 15 rounds is 120k player-matches; Python spends ~50-100 ns on
-# every per-element step, so the hot path is a few C-level passes (map/zip/compress)
-# per round plus ONE Python `+=` per seat:
-#   * a player's running totals live in one int of fixed-width fields (game points,
-#     games, wins, losses, draws, opponents met), so a match is one addition per player;
-#   * per round we keep the flat list of seats of two-player matches whose players count
-#     as each other's opponents (seats 2k and 2k+1 faced each other); the OMW%/OGW% sums
-#     are made from these lists once the final MW%/GW% are known.
-# Rounds played = wins + losses + draws (a bye is a win, a double loss or no-opponent
-# loss a loss) and match points = 3 x wins + draws, so neither is stored.
-_FIELD_BITS = 48
-_FIELD_MASK = (1 << _FIELD_BITS) - 1
-# A field can never overflow into the next: one match adds less than _MAX_PER_MATCH to
-# a field, so that would take 2**24 rounds. Larger single results are rejected.
-_MAX_PER_MATCH = 1 << 24
-_GP, _GAMES, _WINS, _LOSSES, _DRAWS, _OPPONENTS = (k * _FIELD_BITS for k in range(6))
+# ... and game points likewise: each game won 3, each drawn game 1.
+GAME_WIN_POINTS = 3
+GAME_DRAW_POINTS = 1
 
 
-def _pack(game_points: int, games: int, wins: int, losses: int, draws: int, opponents: int) -> int:
-    if not 0 <= game_points < _MAX_PER_MATCH or not 0 <= games < _MAX_PER_MATCH:
-        raise ValueError(f"implausible match result: {games} games")
-    return (
-        (game_points << _GP)
-        | (games << _GAMES)
-        | (wins << _WINS)
-        | (losses << _LOSSES)
-        | (draws << _DRAWS)
-        | (opponents << _OPPONENTS)
-    )
+# --- Per-player records -----------------------------------------------------------------
 
 
-def _field(totals: list[int], offset: int) -> list[int]:
-    return list(map(and_, map(rshift, totals, repeat(offset)), repeat(_FIELD_MASK)))
+class Meeting(NamedTuple):
+    """One match against an opponent (s.1: an opponent met twice counts twice)."""
 
-
-# A loss with no opponent: a round played worth nothing, no games (scoring.md s.1).
-_LOSS_CODE = _pack(0, 0, 0, 1, 0, 0)
-# Each side of a double loss: the same, but the other player is still an opponent.
-_DOUBLE_LOSS_CODE = _pack(0, 0, 0, 1, 0, 1)
-
-# (kind, wins, draws) of a match: everything its scoring depends on.
-_match_key = attrgetter("kind", "wins", "draws")
-_match_players = attrgetter("players")
-_player_id = attrgetter("id")
-
-
-def _seats_of(round_: RoundRecord) -> map[tuple[str, ...]]:
-    return map(_match_players, round_.matches)
-
-
-_MatchKey = tuple[str, tuple[int, ...] | None, int]
-
-
-class _Codes(dict[_MatchKey, tuple[tuple[int, ...], tuple[int, ...]]]):
-    """Match key -> (packed contribution per listed player, opponent flag per player).
-
-    A cache: an event has only a handful of distinct results, computed on first sight.
-    """
-
-    def __init__(self, bye_games: int) -> None:
-        super().__init__()
-        # MTR Appendix C: a bye is a match win and a 2-0 game win (melee bo1: 1-0).
-        self.bye = _pack(WIN_POINTS * bye_games, bye_games, 1, 0, 0, 0)
-
-    def __missing__(self, key: _MatchKey) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        kind, result, drawn = key
-        value: tuple[tuple[int, ...], tuple[int, ...]]
-        if kind == PLAYED and result is None:
-            value = ((0, 0), (0, 0))  # no result yet: not a round played
-        elif kind == PLAYED:
-            assert result is not None
-            wa, wb = result
-            # Unfinished games count as drawn games; every listed game is a game played.
-            games = wa + wb + drawn
-            win_a = int(wa > wb)
-            win_b = int(wb > wa)
-            # Equal games won = a drawn match (0-0-0 and 0-0-3 included).
-            drew = int(wa == wb)
-            value = (
-                (
-                    _pack(WIN_POINTS * wa + DRAW_POINTS * drawn, games, win_a, win_b, drew, 1),
-                    _pack(WIN_POINTS * wb + DRAW_POINTS * drawn, games, win_b, win_a, drew, 1),
-                ),
-                (1, 1),
-            )
-        elif kind == BYE:
-            value = ((self.bye,), (0,))  # a bye is not an opponent
-        elif kind == LOSS:
-            value = ((_LOSS_CODE,), (0,))
-        elif kind == DOUBLE_LOSS:
-            value = ((_DOUBLE_LOSS_CODE, _DOUBLE_LOSS_CODE), (1, 1))
-        else:
-            raise ValueError(f"a {kind!r} match cannot be scored under a Swiss system")
-        self[key] = value
-        return value
-
-
-def _tally(
-    rounds: list[RoundRecord],
-    index: dict[str, int],
-    codes: _Codes,
-    totals: list[int],
-    pairings: list[list[int]],
-) -> None:
-    """Add `rounds` to `totals` (in place) and append each round's opponent seats."""
-    codes_get = codes.__getitem__
-    index_get = index.__getitem__
-    contributions = itemgetter(0)
-    flags = itemgetter(1)
-    for round_ in rounds:
-        matches = round_.matches
-        seats = list(map(_match_players, matches))
-        entries = list(map(codes_get, map(_match_key, matches)))
-        ids = list(map(index_get, chain.from_iterable(seats)))
-        for i, code in zip(ids, chain.from_iterable(map(contributions, entries)), strict=True):
-            totals[i] += code
-        # Keep the seats of matches with an opponent (played with a result, double loss).
-        pairings.append(list(compress(ids, chain.from_iterable(map(flags, entries)))))
-
-
-def _opponent_sums(values: list[int], pairings: list[list[int]]) -> list[int]:
-    """Per player, the sum of `values` of every opponent met (once per match)."""
-    sums = [0] * len(values)
-    for seats in pairings:
-        # Seats 2k and 2k+1 faced each other.
-        pairs = iter(seats)
-        for a, b in zip(pairs, pairs, strict=True):
-            sums[a] += values[b]
-            sums[b] += values[a]
-    return sums
-
-
-# Building objects without their (Python-level) constructors. A large event needs ~16k
-# Fractions and 8k StandingRows, and most of their constructors' time goes to generic
-# checks and per-field calls; filling the slots with one C-level map per field makes
-# exactly the same objects. Both fall back to the constructors if a Python version ever
-# lays them out differently (checked once, below).
-_new_object = object.__new__
-_consume = deque(maxlen=0).extend
-
-
-def _fractions(numerators: list[int], denominators: list[int]) -> list[Fraction]:
-    """[Fraction(n, d) for n, d in zip(...)] for non-negative ints, d > 0."""
-    divisors = list(map(gcd, numerators, denominators))
-    out = list(map(_new_object, repeat(Fraction, len(numerators))))
-    _consume(map(_SET_NUMERATOR, out, map(floordiv, numerators, divisors)))
-    _consume(map(_SET_DENOMINATOR, out, map(floordiv, denominators, divisors)))
-    return out
-
-
-_ROW_FIELDS = tuple(f.name for f in fields(StandingRow))
-
-
-def _rows(*columns: Sequence[object]) -> list[StandingRow]:
-    """[StandingRow(*values) for values in zip(*columns)], one column per field."""
-    rows = list(map(_new_object, repeat(StandingRow, len(columns[0]))))
-    for setter, column in zip(_ROW_SETTERS, columns, strict=True):
-        _consume(map(setter, rows, column))
-    return rows
-
-
-def _fractions_slow(numerators: list[int], denominators: list[int]) -> list[Fraction]:
-    return list(map(Fraction, numerators, denominators))
-
-
-def _rows_slow(*columns: Sequence[object]) -> list[StandingRow]:
-    return list(map(StandingRow, *columns))
-
-
-try:
-    _SET_NUMERATOR = Fraction.__dict__["_numerator"].__set__
-    _SET_DENOMINATOR = Fraction.__dict__["_denominator"].__set__
-    _ROW_SETTERS = tuple(StandingRow.__dict__[name].__set__ for name in _ROW_FIELDS)
-    _sample = ([6, 0, 5], [4, 7, 1])
-    _made = _fractions(*_sample)
-    if _made != _fractions_slow(*_sample) or list(map(hash, _made)) != [
-        hash(Fraction(3, 2)),
-        hash(Fraction(0)),
-        hash(Fraction(5)),
-    ]:
-        raise TypeError
-    _columns = (["p"], [1], [Fraction(3)], [1], [0], [0], [1], [{"omw": Fraction(1, 3)}])
-    if _rows(*_columns) != _rows_slow(*_columns):
-        raise TypeError
-except (AttributeError, KeyError, TypeError):  # pragma: no cover - depends on the Python
-    _fractions = _fractions_slow
-    _rows = _rows_slow
-
-
-class _Group:
-    """Tiebreak values of players compared with one another, by player index.
-
-    All OMW%/GW%/OGW% of one group are integer numerators over shared denominators, and
-    a player's sort key packs (match points, OMW%, GW%, OGW%) into one int, so sorting
-    compares plain ints and mathematically equal values give equal keys.
-    """
-
-    __slots__ = ("gw", "keys", "ogw", "omw")
-
-    def __init__(self, size: int) -> None:
-        self.keys: list[int] = [0] * size
-        self.omw: list[Fraction] = [MTR_FLOOR] * size
-        self.gw: list[Fraction] = [MTR_FLOOR] * size
-        self.ogw: list[Fraction] = [MTR_FLOOR] * size
-
-
-def _common(floor: Fraction, denominators: set[int]) -> int:
-    """lcm of 3 x every denominator and the floor's: one denominator for a percentage."""
-    common = floor.denominator
-    for den in denominators:
-        if den:
-            common = lcm(common, 3 * den)
-    return common
-
-
-def _pack_key(columns: list[list[int]]) -> list[int]:
-    """One int per player ordering like the tuple of `columns` (non-negative ints)."""
-    keys = columns[0]
-    for column in columns[1:]:
-        width = max(column, default=0).bit_length()
-        keys = list(map(or_, map(lshift, keys, repeat(width)), column))
-    return keys
-
-
-class _Columns:
-    """A totals list unpacked into one list per field, by player index."""
-
-    __slots__ = ("counts", "draws", "game_points", "games", "losses", "played", "points", "wins")
-
-    def __init__(self, totals: list[int]) -> None:
-        self.game_points = _field(totals, _GP)
-        self.games = _field(totals, _GAMES)
-        self.wins = wins = _field(totals, _WINS)
-        self.losses = losses = _field(totals, _LOSSES)
-        self.draws = draws = _field(totals, _DRAWS)
-        self.counts = _field(totals, _OPPONENTS)
-        self.points = list(
-            map(add, map(mul, wins, repeat(WIN_POINTS)), map(mul, draws, repeat(DRAW_POINTS)))
-        )
-        self.played = list(map(add, map(add, wins, losses), draws))
-
-
-def _group_values(
-    columns: _Columns,
-    pairings: list[list[int]],
-    group: list[int],
-    rules: SwissRules,
-    values: _Group,
-) -> None:
-    """Fill `values` for the players in `group`, from the totals and pairings given.
-
-    Computed for every player (one C-level pass per step) and kept for the group only.
-    """
-    floor = rules.floor
-    game_points = columns.game_points
-    games = columns.games
-    counts = columns.counts
-    points = columns.points
-    played = columns.played
-    size = len(points)
-    # Players who met no opponent / played no game: patched below, usually very few.
-    lonely = list(compress(range(size), map(not_, counts)))
-    gameless = list(compress(range(size), map(not_, games)))
-
-    # MW% = match points / (3 x rounds played), GW% = game points / (3 x games played),
-    # both floored, as integer numerators over mw_den / gw_den. A scale of 0 for 0 rounds
-    # or games makes the numerator 0, so the floor applies (MTR Appendix C; melee: 1/3).
-    played_set = set(played)
-    games_set = set(games)
-    mw_den = _common(floor, played_set)
-    gw_den = _common(floor, games_set)
-    mw_floor = floor.numerator * (mw_den // floor.denominator)
-    gw_floor = floor.numerator * (gw_den // floor.denominator)
-    mw_scale = {r: mw_den // (3 * r) if r else 0 for r in played_set}
-    gw_scale = {g: gw_den // (3 * g) if g else 0 for g in games_set}
-    mw = [
-        x if x > mw_floor else mw_floor for x in map(mul, points, map(mw_scale.__getitem__, played))
-    ]
-    raw_gw = list(map(mul, game_points, map(gw_scale.__getitem__, games)))
-    gw = [x if x > gw_floor else gw_floor for x in raw_gw]
-    if rules.floor_own_gw:
-        own_gw = gw
-    else:  # dci keeps the player's own GW% unfloored (no games: still the floor)
-        own_gw = raw_gw
-        for i in gameless:
-            own_gw[i] = gw_floor
-
-    # Both opponent sums in one pass: MW% and GW% numerators packed in one int each.
-    most = max(counts, default=0)
-    shift = (max(gw, default=0) * max(most, 1)).bit_length() + 1
-    low = (1 << shift) - 1
-    sums = _opponent_sums(list(map(or_, map(lshift, mw, repeat(shift)), gw)), pairings)
-    omw_sums = list(map(rshift, sums, repeat(shift)))
-    ogw_sums = list(map(and_, sums, repeat(low)))
-
-    # Averages over a shared denominator: avg = sum / (n x den), so use lcm(n) x den,
-    # widened to hold the no-opponent value exactly too.
-    count_set = set(counts)
-    count_lcm = 1
-    for n in count_set:
-        if n:
-            count_lcm = lcm(count_lcm, n)
-    none = rules.no_opponent
-    omw_all = lcm(count_lcm * mw_den, none.denominator)
-    ogw_all = lcm(count_lcm * gw_den, none.denominator)
-    omw_factor = {n: (count_lcm // n) * (omw_all // (count_lcm * mw_den)) for n in count_set if n}
-    ogw_factor = {n: (count_lcm // n) * (ogw_all // (count_lcm * gw_den)) for n in count_set if n}
-    # Met no opponent (only byes, or never played): the preset's fixed value.
-    omw_factor[0] = ogw_factor[0] = 0
-    omw_key = list(map(mul, omw_sums, map(omw_factor.__getitem__, counts)))
-    ogw_key = list(map(mul, ogw_sums, map(ogw_factor.__getitem__, counts)))
-    omw_none = none.numerator * (omw_all // none.denominator)
-    ogw_none = none.numerator * (ogw_all // none.denominator)
-    for i in lonely:
-        omw_key[i] = omw_none
-        ogw_key[i] = ogw_none
-    keys = _pack_key([points, omw_key, own_gw, ogw_key])
-
-    denominators = [n or 1 for n in counts]  # 1 for no opponent: replaced below
-    omw = _fractions(omw_sums, list(map(mul, denominators, repeat(mw_den))))
-    ogw = _fractions(ogw_sums, list(map(mul, denominators, repeat(gw_den))))
-    for i in lonely:
-        omw[i] = ogw[i] = none
-    distinct_gw = list(set(own_gw))
-    gw_of = dict(
-        zip(distinct_gw, _fractions(distinct_gw, [gw_den] * len(distinct_gw)), strict=True)
-    )
-    gw_out = list(map(gw_of.__getitem__, own_gw))
-
-    if len(group) == size:  # everyone (the usual single-phase event)
-        values.keys, values.omw, values.gw, values.ogw = keys, omw, gw_out, ogw
-        return
-    out_keys, out_omw, out_gw, out_ogw = values.keys, values.omw, values.gw, values.ogw
-    for i in group:
-        out_keys[i] = keys[i]
-        out_omw[i] = omw[i]
-        out_gw[i] = gw_out[i]
-        out_ogw[i] = ogw[i]
-
-
-def _tally_phases(
-    swiss: list[RoundRecord], phases: list[int], index: dict[str, int], rules: SwissRules
-) -> tuple[list[int], list[list[int]], list[tuple[int, list[int], int]]]:
-    """Totals, opponent seats per round, and phase-end snapshots of the Swiss rounds.
-
-    A snapshot is (phase, totals at its end, number of rounds of pairings by then).
-    """
-    codes = _Codes(rules.bye_games)
-    totals = [0] * len(index)
-    pairings: list[list[int]] = []
-    snapshots: list[tuple[int, list[int], int]] = []
-    if len(phases) == 1:
-        _tally(swiss, index, codes, totals, pairings)
-        snapshots.append((phases[0], totals, len(pairings)))
-        return totals, pairings, snapshots
-    for phase in phases:
-        _tally([r for r in swiss if r.phase == phase], index, codes, totals, pairings)
-        snapshots.append((phase, list(totals), len(pairings)))
-    if not snapshots:
-        snapshots.append((0, totals, 0))
-    return totals, pairings, snapshots
+    round: int
+    opponent: str
 
 
 @dataclass(slots=True)
-class Tallied:
-    """The Swiss rounds of an event added up, phase by phase (shared by compute and
-    explain.py, so that an explanation is made from exactly what the standings were)."""
+class Record:
+    """A player's Swiss rounds added up (playoff rounds never count, s.1)."""
 
-    ids: list[str]  # player ids by index
-    index: dict[str, int]
-    # Swiss rounds in tally order, (phase, number): pairings[k] holds swiss[k]'s seats.
-    swiss: list[RoundRecord]
-    totals: list[int]
-    pairings: list[list[int]]
-    # (phase, totals at its end, number of rounds of pairings by then), in phase order.
-    snapshots: list[tuple[int, list[int], int]]
-    # The last Swiss phase each player played in (0 = never played).
-    last_phase: list[int]
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    game_points: int = 0
+    games: int = 0  # games played: unfinished games count as drawn, unplayed ones not at all
+    opponents: list[Meeting] = field(default_factory=list)  # byes are not opponents
 
+    @property
+    def match_points(self) -> int:
+        return WIN_POINTS * self.wins + DRAW_POINTS * self.draws
 
-def tally(event: EventRecord, rounds: list[RoundRecord], rules: SwissRules) -> Tallied:
-    """Add up the Swiss (non-playoff) rounds of `rounds` and find each player's phase."""
-    ids: list[str] = list(map(_player_id, event.players))
-    index = dict(zip(ids, range(len(ids)), strict=True))
-    swiss = sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
-    phases = sorted({r.phase for r in swiss})
-
-    try:
-        totals, pairings, snapshots = _tally_phases(swiss, phases, index, rules)
-    except KeyError:
-        # Non-validating: a player id that appears only in a match still gets a row.
-        # Found only on this (rare) path, so valid events pay nothing for it.
-        seen = set(chain.from_iterable(chain.from_iterable(map(_seats_of, rounds))))
-        for pid in sorted(seen.difference(index)):
-            index[pid] = len(ids)
-            ids.append(pid)
-        totals, pairings, snapshots = _tally_phases(swiss, phases, index, rules)
-    size = len(ids)
-
-    # The last Swiss phase each player played in (0 = never played): every round played
-    # adds a win, loss or draw, so a player's totals change in exactly those phases.
-    last_phase = [0] * size
-    previous = [0] * size
-    for phase, state, _ in snapshots:
-        last_phase = [
-            phase if changed else before
-            for changed, before in zip(map(ne, state, previous), last_phase, strict=True)
-        ]
-        previous = state
-    return Tallied(ids, index, swiss, totals, pairings, snapshots, last_phase)
+    @property
+    def rounds_played(self) -> int:
+        # A bye is a win and a double loss or a loss with no opponent a loss, so every
+        # round played is exactly one of the three.
+        return self.wins + self.losses + self.draws
 
 
-def snapshot_of(tallied: Tallied, player: int) -> tuple[int, list[int], int]:
-    """The snapshot a player's values are computed from: the end of the last phase they
-    played, or the final one for a player who never played (the rule `compute` applies
-    group by group)."""
-    phase = tallied.last_phase[player]
-    if phase:
-        for snapshot in tallied.snapshots:
-            if snapshot[0] == phase:
-                return snapshot
-    return tallied.snapshots[-1]
+def add_match(
+    records: dict[str, Record], round_number: int, match: MatchRecord, rules: SwissRules
+) -> None:
+    """Add one match to the records of its players (s.1, "other results")."""
+    if match.kind not in (PLAYED, BYE, LOSS, DOUBLE_LOSS):
+        raise ValueError(f"a {match.kind!r} match cannot be scored under a Swiss system")
+    if not match.has_result:
+        return  # not a round played
+    if match.kind == BYE:
+        # A match win and a 2-0 game win (melee best-of-one: 1-0); not an opponent.
+        record = records[match.players[0]]
+        record.wins += 1
+        record.game_points += GAME_WIN_POINTS * rules.bye_games
+        record.games += rules.bye_games
+    elif match.kind == LOSS:
+        # A round played worth 0, no games, no opponent entry.
+        records[match.players[0]].losses += 1
+    elif match.kind == DOUBLE_LOSS:
+        # Both lose (no games), and each still counts as the other's opponent.
+        a, b = match.players
+        for player, opponent in ((a, b), (b, a)):
+            records[player].losses += 1
+            records[player].opponents.append(Meeting(round_number, opponent))
+    else:
+        a, b = match.players
+        won_a, won_b = match.wins or (0, 0)
+        # Unfinished games count as drawn games, and every listed game is a game played.
+        games = won_a + won_b + match.draws
+        for player, opponent, mine, theirs in ((a, b, won_a, won_b), (b, a, won_b, won_a)):
+            record = records[player]
+            # More games won wins the match; equal games won (0-0-0, 0-0-3 too) is a draw.
+            if mine > theirs:
+                record.wins += 1
+            elif mine < theirs:
+                record.losses += 1
+            else:
+                record.draws += 1
+            record.game_points += GAME_WIN_POINTS * mine + GAME_DRAW_POINTS * match.draws
+            record.games += games
+            record.opponents.append(Meeting(round_number, opponent))
+
+
+def tally(
+    players: Iterable[str], rounds: Iterable[RoundRecord], rules: SwissRules
+) -> dict[str, Record]:
+    """Every player's record over `rounds` (Swiss rounds only)."""
+    records = {player: Record() for player in players}
+    for round_ in rounds:
+        for match in round_.matches:
+            add_match(records, round_.number, match, rules)
+    return records
+
+
+def player_ids(event: EventRecord, rounds: Iterable[RoundRecord]) -> list[str]:
+    """Everyone who gets a row: the registered players, then (the engine does not
+    validate) any other id seated in one of `rounds`, in id order."""
+    registered = [player.id for player in event.players]
+    seated = {pid for round_ in rounds for match in round_.matches for pid in match.players}
+    return registered + sorted(seated.difference(registered))
+
+
+# --- Phases -----------------------------------------------------------------------------
+
+
+def swiss_rounds(rounds: Iterable[RoundRecord]) -> list[RoundRecord]:
+    """The Swiss rounds of `rounds` in the order they were played (phase, then number)."""
+    return sorted((r for r in rounds if not r.playoff), key=lambda r: (r.phase, r.number))
+
+
+def last_phases(swiss: Iterable[RoundRecord]) -> dict[str, int]:
+    """The last phase in which each player played a round; absent: never played."""
+    last: dict[str, int] = {}
+    for round_ in swiss:
+        for match in round_.matches:
+            if match.has_result:
+                for player in match.players:
+                    last[player] = max(last.get(player, 0), round_.phase)
+    return last
+
+
+def final_phase(swiss: Sequence[RoundRecord]) -> int:
+    """The last phase with a round played (0: none); every round given holds a result."""
+    return max((r.phase for r in swiss), default=0)
+
+
+def values_phase(player: str, last: dict[str, int], final: int) -> int:
+    """The phase whose end a player's values stand at (s.1, phases and playoffs).
+
+    A player who plays no round of a later phase keeps everything frozen as it stood at
+    the end of the last phase they played, opponents' values included; this holds for a
+    Day 1 drop too (checked on melee.gg's data), while a Day 2 drop is not frozen. A
+    player who never played stands with everyone at the end (their values are the floors
+    either way).
+    """
+    return last.get(player) or final
+
+
+def records_at_end_of(
+    phase: int, players: Iterable[str], swiss: Iterable[RoundRecord], rules: SwissRules
+) -> dict[str, Record]:
+    """Every player's record as it stood at the end of `phase`."""
+    return tally(players, (r for r in swiss if r.phase <= phase), rules)
+
+
+# --- The tiebreakers --------------------------------------------------------------------
+
+
+def match_win_pct(record: Record, rules: SwissRules) -> Fraction:
+    """MW% = match points / (3 x rounds played), never below the floor (s.1)."""
+    if not record.rounds_played:
+        return rules.floor
+    return max(rules.floor, Fraction(record.match_points, 3 * record.rounds_played))
+
+
+def game_win_pct(record: Record, rules: SwissRules) -> Fraction:
+    """GW% = game points / (3 x games played), never below the floor; the floor with no
+    games played (s.1). This is the value an opponent's GW% counts with, in every preset."""
+    if not record.games:
+        return rules.floor
+    return max(rules.floor, Fraction(record.game_points, 3 * record.games))
+
+
+def own_game_win_pct(record: Record, rules: SwissRules) -> Fraction:
+    """The player's own GW%, tiebreak step 2: not floored under `dci` (s.2), unless no
+    game was played (there is no fraction to show then)."""
+    if rules.floor_own_gw or not record.games:
+        return game_win_pct(record, rules)
+    return Fraction(record.game_points, 3 * record.games)
+
+
+def opponents_match_win_pct(
+    record: Record, records: dict[str, Record], rules: SwissRules
+) -> Fraction:
+    """OMW% = the mean of every opponent's MW% (floored), one entry per match; the
+    preset's fixed value for a player who met no opponent (s.1, s.2b)."""
+    if not record.opponents:
+        return rules.no_opponent
+    total = sum((match_win_pct(records[m.opponent], rules) for m in record.opponents), Fraction(0))
+    return total / len(record.opponents)
+
+
+def opponents_game_win_pct(
+    record: Record, records: dict[str, Record], rules: SwissRules
+) -> Fraction:
+    """OGW% = the same mean over the opponents' GW% (floored, s.1)."""
+    if not record.opponents:
+        return rules.no_opponent
+    total = sum((game_win_pct(records[m.opponent], rules) for m in record.opponents), Fraction(0))
+    return total / len(record.opponents)
+
+
+def tiebreakers(player: str, records: dict[str, Record], rules: SwissRules) -> dict[str, Fraction]:
+    """A standings row's tiebreakers, from the records the player's values stand at."""
+    record = records[player]
+    return {
+        "omw": opponents_match_win_pct(record, records, rules),
+        "gw": own_game_win_pct(record, rules),
+        "ogw": opponents_game_win_pct(record, records, rules),
+    }
+
+
+# --- Standings --------------------------------------------------------------------------
 
 
 def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     """Standings rows, best first, for `rounds` (already cut to the requested round and
     holding only rounds with at least one result)."""
     rules = rules_for(event)
-    tallied = tally(event, rounds, rules)
-    ids, index, totals = tallied.ids, tallied.index, tallied.totals
-    pairings, snapshots, last_phase = tallied.pairings, tallied.snapshots, tallied.last_phase
-    playoffs = [r for r in rounds if r.playoff]
-    size = len(ids)
-
-    # scoring.md s.1: a player who plays no round of a later phase keeps their values as
-    # they stood at the end of the last phase they played, opponents' values included.
-    # melee.gg confirms the literal reading: it holds for players who stopped earlier in
-    # that phase too (a Day 1 drop is frozen at the end of Day 1 like a missed cut), while
-    # a Day 2 drop uses the final records of their opponents.
-    members = {
-        phase: list(compress(range(size), map(eq, last_phase, repeat(phase))))
-        for phase in set(last_phase)
+    players = player_ids(event, rounds)
+    swiss = swiss_rounds(rounds)
+    last = last_phases(swiss)
+    final = final_phase(swiss)
+    at_end_of = {
+        phase: records_at_end_of(phase, players, swiss, rules)
+        for phase in {r.phase for r in swiss} | {final}
     }
-    values = _Group(size)
-    final = _Columns(totals)
-    final_phase = snapshots[-1][0]
-    for phase, state, column_count in snapshots:
-        group = members.get(phase, [])
-        if phase == final_phase and phase:
-            group = group + members.get(0, [])  # never played: the floors, ranked last
-        if group:
-            columns = final if state is totals else _Columns(state)
-            _group_values(columns, pairings[:column_count], group, rules, values)
+    values = {
+        player: tiebreakers(player, at_end_of[values_phase(player, last, final)], rules)
+        for player in players
+    }
+    records = at_end_of[final]  # a frozen player's own record has not changed since
 
-    # Made-the-cut players first (a frozen player never passes a Day 2 player), then the
-    # chain: match points, OMW%, GW%, OGW%; then the seeded draw among exact ties.
-    sort_keys = _pack_key([last_phase, values.keys])
-    swiss_order = sorted(range(size), key=sort_keys.__getitem__, reverse=True)
-    swiss_order = _seeded_draw(swiss_order, sort_keys, ids, event.seed)
-    order = swiss_order
+    def sort_key(player: str) -> tuple[int, int, Fraction, Fraction, Fraction]:
+        # Players who played a later phase first (a frozen player never passes one of
+        # them, and never-played players come last), then s.1's order: match points,
+        # OMW%, GW%, OGW%.
+        mine = values[player]
+        return (
+            last.get(player, 0),
+            records[player].match_points,
+            mine["omw"],
+            mine["gw"],
+            mine["ogw"],
+        )
+
+    # The seeded draw (smaller value first) orders players equal on every key: sort on it
+    # first, then stably on the chain.
+    order = sorted(players, key=lambda player: (draw_key(event.seed, player), player))
+    order.sort(key=sort_key, reverse=True)
+
+    # s.1: playoff rounds decide the final placings of the players in them.
+    playoffs = [r for r in rounds if r.playoff]
     if playoffs:
-        bracket = playoff_order(playoffs, [ids[i] for i in swiss_order])
-        in_bracket = {index[pid] for pid in bracket}
-        order = [index[pid] for pid in bracket] + [i for i in swiss_order if i not in in_bracket]
+        bracket = playoff_order(playoffs, order)
+        in_bracket = set(bracket)
+        order = bracket + [player for player in order if player not in in_bracket]
 
-    points = final.points
-    distinct_points = list(set(points))
-    points_of = dict(
-        zip(distinct_points, _fractions(distinct_points, [1] * len(distinct_points)), strict=True)
-    )
-    wins = list(map(final.wins.__getitem__, order))
-    losses = list(map(final.losses.__getitem__, order))
-    draws = list(map(final.draws.__getitem__, order))
-    return _rows(
-        list(map(ids.__getitem__, order)),
-        range(1, len(order) + 1),
-        list(map(points_of.__getitem__, map(points.__getitem__, order))),
-        wins,
-        losses,
-        draws,
-        list(map(add, map(add, wins, losses), draws)),
-        [
-            {"omw": a, "gw": b, "ogw": c}
-            for a, b, c in zip(
-                map(values.omw.__getitem__, order),
-                map(values.gw.__getitem__, order),
-                map(values.ogw.__getitem__, order),
-                strict=True,
-            )
-        ],
-    )
-
-
-def _seeded_draw(
-    order: list[int], sort_keys: Sequence[Hashable], ids: list[str], seed: int
-) -> list[int]:
-    """Order each run of players equal on every key by the seeded draw (smaller first).
-
-    Hashing only the tied players keeps the draw off the hot path; the result is the same
-    as sorting everyone with the draw as the last key.
-    """
-    ranked = list(map(sort_keys.__getitem__, order))
-    # Positions p whose player ties with the one at p - 1 (found in one C-level pass).
-    tied = list(compress(range(1, len(order)), map(eq, ranked, islice(ranked, 1, None))))
-    out = list(order)
-    k = 0
-    while k < len(tied):
-        start = tied[k] - 1
-        end = tied[k] + 1
-        k += 1
-        while k < len(tied) and tied[k] == end:
-            end += 1
-            k += 1
-        run = out[start:end]
-        run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
-        out[start:end] = run
-    return out
+    return [
+        StandingRow(
+            player=player,
+            rank=rank,
+            points=Fraction(records[player].match_points),
+            wins=records[player].wins,
+            losses=records[player].losses,
+            draws=records[player].draws,
+            played=records[player].rounds_played,
+            tiebreakers=dict(values[player]),
+        )
+        for rank, player in enumerate(order, start=1)
+    ]

@@ -24,7 +24,9 @@ WIN, DRAW, LOSE = 1, 0, -1
 
 
 @dataclass(slots=True)
-class _Record:
+class Record:
+    """A pod player's games added up (playoff rounds excluded by the caller)."""
+
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -44,14 +46,15 @@ class _Record:
         return self.win_count / self.played if self.played else Fraction(0)
 
 
-def _tally(ids: list[str], rounds: list[RoundRecord]) -> dict[str, _Record]:
-    records = {pid: _Record() for pid in ids}
+def tally(ids: list[str], rounds: list[RoundRecord]) -> dict[str, Record]:
+    """Every player's record over `rounds`; ids seen only in a match are added."""
+    records = {pid: Record() for pid in ids}
     for round_ in rounds:
         for match in round_.matches:
             if not match.has_result:
                 continue
             for pid in match.players:
-                records.setdefault(pid, _Record())
+                records.setdefault(pid, Record())
             if match.kind == BYE:
                 records[match.players[0]].wins += 1
             elif match.kind == LOSS:
@@ -80,7 +83,7 @@ def _tally(ids: list[str], rounds: list[RoundRecord]) -> dict[str, _Record]:
     return records
 
 
-def _resistance(record: _Record, value: dict[str, Fraction]) -> Fraction:
+def resistance(record: Record, value: dict[str, Fraction]) -> Fraction:
     """Sum of `value` over the opponents beaten, a third of it for a draw.
 
     Beating the bye adds 0: byes never appear in `record.games`.
@@ -94,7 +97,7 @@ def _resistance(record: _Record, value: dict[str, Fraction]) -> Fraction:
     return total
 
 
-def round_robin_complete(ids: list[str], records: dict[str, _Record]) -> bool:
+def round_robin_complete(ids: list[str], records: dict[str, Record]) -> bool:
     """True when every player met every other player at least once."""
     met = {(pid, opp) for pid, record in records.items() for opp, _ in record.games}
     return all((a, b) in met for a, b in combinations(ids, 2))
@@ -103,7 +106,7 @@ def round_robin_complete(ids: list[str], records: dict[str, _Record]) -> bool:
 def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     ids = [p.id for p in event.players]
     swiss = [r for r in rounds if not r.playoff]
-    records = _tally(ids, swiss)
+    records = tally(ids, swiss)
     ids = list(records)  # players seen only in a match included (non-validating)
     complete = round_robin_complete(ids, records)
 
@@ -118,8 +121,8 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     oowp = {
         pid: sum((owp[opp] for opp, _ in r.games), start=Fraction(0)) for pid, r in records.items()
     }
-    wr = {pid: _resistance(r, win_count) for pid, r in records.items()}
-    wrr = {pid: _resistance(r, wr) for pid, r in records.items()}
+    wr = {pid: resistance(r, win_count) for pid, r in records.items()}
+    wrr = {pid: resistance(r, wr) for pid, r in records.items()}
 
     def points(pid: str) -> int:
         r = records[pid]

@@ -7,15 +7,18 @@ its terms recombine (mean or sum) to those totals.
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.engine import compute_standings
+from scoring.engine import explain as explain_module
 from scoring.engine.document import event_from_document
 from scoring.engine.explain import Explanation, LeagueTerm, OpponentTerm, PodTerm, explain
 from scoring.engine.mtr import rules_for
@@ -546,3 +549,35 @@ def test_league_explanations_total_to_the_engines_tiebreakers_for_every_player(
     ev: EventRecord,
 ) -> None:
     check_every_player(ev)
+
+
+# --- explain reads the engines through their public names only -------------------------
+
+
+def test_explain_uses_no_private_name_of_another_module() -> None:
+    """A private name is free to change with its module's implementation (the packed
+    fields of the fast Swiss path, say); explain.py must keep working when it does."""
+    tree = ast.parse(Path(explain_module.__file__).read_text(encoding="utf-8"))
+    modules = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module is None
+        for alias in node.names
+    }
+    assert {"league", "mtr", "pod"} <= modules
+    private = [
+        f"{node.value.id}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in modules
+        and node.attr.startswith("_")
+    ]
+    private += [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_")
+    ]
+    assert private == []

@@ -1,9 +1,11 @@
-"""Engine tests for `mtr`, `dci` and `melee`: every worked example of scoring.md s.1-2b."""
+"""Engine tests for `mtr`, `dci` and `melee`: every worked example of scoring.md s.1-2b,
+each run on the fast path (what compute_standings runs) and on the reference (mtr.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import pytest
@@ -14,6 +16,17 @@ from scoring.engine.records import EventRecord, StandingRow, Standings
 
 F = Fraction
 FLOOR = F(33, 100)
+
+
+@pytest.fixture(autouse=True, params=["fast", "reference"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test of this module runs once per engine: the worked examples are the
+    spec's required test vectors, for the reference as much as for the fast path."""
+    if request.param == "reference":
+        monkeypatch.setitem(
+            globals(), "compute_standings", partial(compute_standings, reference=True)
+        )
+    return str(request.param)
 
 
 def event(rounds: list[list[dict[str, Any]]], system: str = "mtr", **extra: Any) -> EventRecord:

@@ -11,7 +11,7 @@ import pytest
 
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
-from scoring.engine.pod import _Record, _resistance
+from scoring.engine.pod import Record, resistance
 from scoring.engine.records import Standings
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -76,16 +76,16 @@ def test_more_win_resistance_ranks_higher_second_vector() -> None:
     # Two 6-4 players who beat each other once: A's beaten opponents had 6, 3, 4, 4, 3, 5
     # wins (25), B's 6, 4, 4, 3, 3, 4 (24). (Partial data in the spec: the resistance sum
     # itself is checked, then the ordering it implies.)
-    a = _Record(wins=6, losses=4, games=[(f"a{k}", 1) for k in range(6)])
-    b = _Record(wins=6, losses=4, games=[(f"b{k}", 1) for k in range(6)])
+    a = Record(wins=6, losses=4, games=[(f"a{k}", 1) for k in range(6)])
+    b = Record(wins=6, losses=4, games=[(f"b{k}", 1) for k in range(6)])
     counts = dict(zip([f"a{k}" for k in range(6)], map(F, (6, 3, 4, 4, 3, 5)), strict=True))
     counts |= dict(zip([f"b{k}" for k in range(6)], map(F, (6, 4, 4, 3, 3, 4)), strict=True))
-    assert (_resistance(a, counts), _resistance(b, counts)) == (25, 24)
+    assert (resistance(a, counts), resistance(b, counts)) == (25, 24)
 
 
 def test_a_draw_adds_a_third_of_the_opponents_win_count() -> None:
-    record = _Record(wins=1, draws=1, games=[("x", 1), ("y", 0), ("z", -1)])
-    assert _resistance(record, {"x": F(3), "y": F(2), "z": F(9)}) == 3 + F(2, 3)
+    record = Record(wins=1, draws=1, games=[("x", 1), ("y", 0), ("z", -1)])
+    assert resistance(record, {"x": F(3), "y": F(2), "z": F(9)}) == 3 + F(2, 3)
 
 
 def test_opponents_win_percentage_decides_an_unfinished_round_robin_third_vector() -> None:

@@ -1,7 +1,9 @@
 """Property tests for the Swiss engine (hypothesis).
 
-The fast engine works on packed integers; here it is checked against a plain Fraction
-reference written straight from scoring.md, and against invariances the rules imply.
+The fast path works on packed integers; here it is checked against a compact Fraction
+reading of scoring.md written independently of the engine's own reference (mtr.py, which
+test_scoring_reference.py holds the fast path equal to), and against invariances the
+rules imply.
 """
 
 from __future__ import annotations

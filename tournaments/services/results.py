@@ -10,10 +10,14 @@ from decimal import Decimal
 from typing import Any
 
 from tournaments import rules
-from tournaments.models import AuditAction, Match, MatchKind, Round, Seat
+from tournaments.models import AuditAction, Match, MatchKind, Round, Seat, Tournament
 from tournaments.services.writing import ServiceError, writing
 
 UNDONE = "That match is no longer in the event: its round was undone. Reload the pairings."
+
+
+class MatchNotFound(ServiceError):
+    """The match is not (or no longer) in this event."""
 
 
 def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) -> None:
@@ -23,19 +27,33 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
         raise ServiceError(problem)
 
 
-def _tournament_of(match: Match) -> int:
+def _tournament_of(match: Match | int, tournament: Tournament | None) -> Tournament | int:
+    if tournament is not None:
+        return tournament
+    if isinstance(match, int):
+        raise TypeError("a match given by its pk needs its tournament")
     try:
         return match.round.tournament_id
     except Round.DoesNotExist:
-        raise ServiceError(UNDONE) from None
+        raise MatchNotFound(UNDONE) from None
 
 
-def _locked_match(match: Match) -> Match:
-    """The match as it is now (its tournament is locked); refused if its round was undone."""
-    try:
-        return Match.objects.select_related("round").get(pk=match.pk)
-    except Match.DoesNotExist:
-        raise ServiceError(UNDONE) from None
+def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]:
+    """The match as it is now, with its seats and players (one query; the tournament is
+    locked); refused if it is not in this event, or its round was undone meanwhile."""
+    pk = match if isinstance(match, int) else match.pk
+    seats = list(
+        Seat.objects.filter(match_id=pk, match__round__tournament=t)
+        .select_related("player", "match__round")
+        .order_by("position")
+    )
+    if not seats:
+        raise MatchNotFound(UNDONE)
+    found = seats[0].match
+    for seat in seats:
+        seat.match = found
+    found.seat_list = seats  # type: ignore[attr-defined]
+    return found, seats
 
 
 def _result_state(match: Match, seats: Sequence[Seat]) -> dict[str, Any]:
@@ -66,23 +84,27 @@ def _game_state(seats: Sequence[Seat], reported: bool) -> dict[str, Any]:
 
 def record_result(
     *,
-    match: Match,
+    match: Match | int,
+    tournament: Tournament | None = None,
     wins: Sequence[int] | None,
     draws: int = 0,
     double_loss: bool = False,
     validate: bool = True,
     by: Any = None,
 ) -> Match:
-    """Enter or correct a two-player result; wins None clears it. Recomputes standings."""
-    with writing(_tournament_of(match), by=by) as w:
-        match = _locked_match(match)
+    """Enter or correct a two-player result; wins None clears it. Recomputes standings.
+
+    `match` may be a pk when `tournament` is given: the match must be in that event. The
+    match returned carries its seats (`seat_list`), as they are now.
+    """
+    with writing(_tournament_of(match, tournament), by=by) as w:
+        match, seats = _seated_match(match, w.tournament)
         if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
             raise ServiceError("Byes and losses without an opponent have no result to enter.")
         if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
             raise ServiceError("A playoff match needs a winner.")
         if wins is not None and validate and not double_loss:
             check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
-        seats = list(match.seats.order_by("position").select_related("player"))
         before = _result_state(match, seats)
         for seat, won in zip(seats, wins if wins is not None else (None, None), strict=True):
             seat.games_won = won
@@ -116,11 +138,10 @@ def record_game(
     by: Any = None,
 ) -> Match:
     """Enter a league table's places and raw scores; `absent` are player pks who missed it."""
-    with writing(_tournament_of(match), by=by) as w:
-        match = _locked_match(match)
+    with writing(_tournament_of(match, None), by=by) as w:
+        match, seats = _seated_match(match, w.tournament)
         if match.kind != MatchKind.GAME:
             raise ServiceError("Only a league table takes places and scores.")
-        seats = list(match.seats.order_by("position").select_related("player"))
         before = _game_state(seats, match.reported)
         for seat in seats:
             seat.absent = seat.player_id in set(absent)

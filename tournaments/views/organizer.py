@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -34,6 +34,7 @@ from tournaments.pages import organizer as pages
 from tournaments.pages import public as public_pages
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
+from tournaments.services.results import MatchNotFound
 
 T = "tournaments/manage/"
 
@@ -346,14 +347,18 @@ def result_response(
             return back_to_event(tournament, "#bracket-panel")
         url = reverse("manage_round", args=[tournament.slug, match.round.number])
         return redirect(f"{url}#match-{match.pk}")
-    t = Tournament.objects.get(pk=tournament.pk)
     if match.round.playoff:
         # A playoff result decides who plays on: the bracket panel and the actions.
-        ctx = board_context(t, bracket_error=error, oob=True)
+        ctx = board_context(tournament, bracket_error=error, oob=True)
         return render(request, T + "_bracket_response.html", ctx, status=status)
+    t = tournament
     ctx = {
         "tournament": t,
-        "match": pages.match_row(t, match.pk),
+        "match": (
+            pages.decorate(match, t.best_of)
+            if hasattr(match, "seat_list")
+            else pages.match_row(t, match.pk)
+        ),
         "round_error": error,
         "error_match": match.pk if error else None,
         "oob": True,
@@ -368,21 +373,27 @@ def result_response(
 @manager_required
 @require_POST
 def result(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
-    match = match_of(tournament, pk)
     form = ResultForm(request.POST)
     if not form.is_valid():
-        return result_response(request, tournament, match, error=first_error(form))
+        return result_response(
+            request, tournament, match_of(tournament, pk), error=first_error(form)
+        )
     data = form.cleaned_data
     try:
-        services.record_result(
-            match=match,
+        # The service finds the match in this event (under the lock) and hands it back
+        # with its seats: the row is rendered from it, with no second read.
+        match = services.record_result(
+            match=pk,
+            tournament=tournament,
             wins=data["wins"],
             draws=data["draws"],
             double_loss=data["double_loss"],
             by=request.user,
         )
+    except MatchNotFound:
+        raise Http404("No such match in this event") from None
     except ServiceError as exc:
-        return result_response(request, tournament, match, error=str(exc))
+        return result_response(request, tournament, match_of(tournament, pk), error=str(exc))
     return result_response(request, tournament, match)
 
 
