@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -102,7 +103,7 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
         while True:
             try:
                 with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                    assert response.status == 200 and response.read() == b"ok"
+                    assert response.status == 200 and response.read().startswith(b"ok")
                 break
             except OSError:
                 if time.monotonic() > deadline:
@@ -115,6 +116,118 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
             assert "max-age=31536000" in response.headers.get("Strict-Transport-Security", "")
         with urllib.request.urlopen(f"{base}/static/css/app.css", timeout=5) as response:
             assert response.status == 200 and b"prefers-color-scheme" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def dockerfile_steps() -> tuple[dict[str, str], list[str], str]:
+    """The Dockerfile's ENV, its RUN commands after the project is copied in, and CMD."""
+    import json
+    import re
+
+    env: dict[str, str] = {}
+    runs: list[str] = []
+    cmd = ""
+    copied = False
+    for line in (PROJECT_ROOT / "Dockerfile").read_text().splitlines():
+        if line.startswith("ENV "):
+            env.update(re.findall(r"(\w+)=(\S+)", line[4:]))
+        elif line.startswith("COPY . ."):
+            copied = True
+        elif line.startswith("RUN ") and copied:
+            runs.append(line[4:])
+        elif line.startswith("CMD "):
+            cmd = json.loads(line[4:])[-1]
+    assert runs and cmd, "the Dockerfile lost its build steps or its command"
+    return env, runs, cmd
+
+
+def test_the_production_image_steps_build_static_files_that_serve_with_debug_off(
+    tmp_path: Path, small_doc: dict
+) -> None:
+    """Docker is not on every machine, so the Dockerfile's own steps run here in a clean
+    copy of the repository (the image's `pip install .` is this interpreter's install),
+    then its command serves the app with DEBUG off, and every public page is fetched."""
+    import json
+    import shutil
+
+    env_vars, runs, cmd = dockerfile_steps()
+    app = tmp_path / "app"
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    for name in files:
+        if (PROJECT_ROOT / name).is_file():
+            (app / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(PROJECT_ROOT / name, app / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DATABASE_URL")}
+    env.update(env_vars, PATH=f"{Path(sys.executable).parent}:{env.get('PATH', '')}")
+    for step in runs:
+        result = subprocess.run(
+            step.replace("python ", f"{sys.executable} ", 1), shell=True, cwd=app, env=env,
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert result.returncode == 0, f"{step}\n{result.stdout}{result.stderr}"
+    assert (app / "staticfiles" / "staticfiles.json").is_file(), "no manifest was written"
+
+    port = free_port()
+    env.update(
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_SSL_REDIRECT="0",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        WEB_CONCURRENCY="2",
+    )
+    document = tmp_path / "event.json"
+    document.write_text(json.dumps(small_doc))
+    command = (
+        cmd.replace("python ", f"{sys.executable} ")
+        .replace("exec gunicorn", f"exec {sys.executable} -m gunicorn")
+        .replace("0.0.0.0:8000", f"127.0.0.1:{port}")
+    )
+    imported = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"], cwd=app, env=env,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    imported = subprocess.run(
+        [sys.executable, "manage.py", "import_tournament", str(document)], cwd=app, env=env,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    slug = imported.stdout.strip().splitlines()[-1]
+    server = subprocess.Popen(
+        ["sh", "-c", command], cwd=app, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                    assert response.status == 200
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        pages = ["/", "/accounts/login/", f"/t/{slug}/", f"/t/{slug}/standings/",
+                 f"/t/{slug}/pairings/", f"/t/{slug}/players/p1/", f"/t/{slug}/bracket/",
+                 f"/t/{slug}/projector/", f"/t/{slug}/qr.svg"]  # fmt: skip
+        statics: set[str] = set()
+        for page in pages:
+            with urllib.request.urlopen(base + page, timeout=10) as response:
+                body = response.read().decode()
+                assert response.status == 200, page
+                assert "Content-Security-Policy" in response.headers, page
+                statics.update(re.findall(r'(?:href|src)="(/static/[^"]+)"', body))
+        assert statics, "no page referred to a static file"
+        for static in statics:
+            with urllib.request.urlopen(base + static, timeout=10) as response:
+                assert response.status == 200 and response.read(), static
     finally:
         server.terminate()
         server.wait(timeout=10)

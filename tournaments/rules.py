@@ -161,3 +161,17 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
     if sum(wins) + draws > best_of:
         return f"A best-of-{best_of} has at most {best_of} games."
     return None
+
+
+# --- CSV -------------------------------------------------------------------------------
+
+# OWASP "CSV injection": a spreadsheet runs a cell that starts with one of these as a
+# formula (=HYPERLINK(...)). Text cells that do are written with a leading apostrophe,
+# which spreadsheets show as text; numbers are left as numbers.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

@@ -100,9 +100,9 @@ def test_a_result_the_organizer_enters_shows_on_an_open_phone_within_five_second
     desk.wait_for_selector(f"#match-{match.pk}.done")
     laptop.close()
 
-    phone.wait_for_function(
-        "document.querySelector('#pairings tr[data-name=\"dev rao\"] .res').textContent.includes('2-1')",
-        timeout=5_000,
+    # A locator wait, not wait_for_function: the page's CSP forbids evaluating strings.
+    phone.locator('#pairings tr[data-name="dev rao"] .res', has_text="2-1").wait_for(
+        timeout=5_000
     )
     assert phone.evaluate("window.__marker") == "same page"  # no reload, no navigation
     assert phone.input_value("#find") == "dev"

@@ -118,7 +118,8 @@ def _commit(w: Write) -> None:
     if w.entries:
         AuditEntry.objects.bulk_create(w.entries)
     pk = t.pk
-    transaction.on_commit(lambda: live.changed(pk))
+    # robust: whatever fails after the commit is logged; the saved write stays a success.
+    transaction.on_commit(lambda: live.changed(pk), robust=True)
 
 
 def _is_busy(exc: OperationalError) -> bool:

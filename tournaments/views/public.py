@@ -104,12 +104,25 @@ def _page(
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
-    """For load balancers and compose: 200 when the database answers."""
+    """For load balancers: 200 while the database answers, 503 when it does not.
+
+    The body also reports the shared cache, which is optional (pages render without it):
+    a failing cache is worth a look, not taking the server out of rotation.
+    """
     from django.db import connection
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return HttpResponse("ok", content_type="text/plain")
+    from tournaments.cache import cache_state
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:  # any database failure: this is what the check is for
+        return HttpResponse(
+            f"database: unavailable ({type(exc).__name__})\ncache: {cache_state()}\n",
+            status=503,
+            content_type="text/plain",
+        )
+    return HttpResponse(f"ok\ndatabase: ok\ncache: {cache_state()}\n", content_type="text/plain")
 
 
 def home(request: HttpRequest) -> HttpResponse:

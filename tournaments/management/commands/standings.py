@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from scoring.services import standings_document
 from tournaments.management.commands._lookup import tournament_or_error
+from tournaments.rules import csv_cell
 
 
 def percent(value: Any) -> str:
@@ -42,7 +43,7 @@ class Command(BaseCommand):
             out = io.StringIO()
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(header)
-            writer.writerows(cells(r) for r in rows)
+            writer.writerows([csv_cell(c) for c in cells(r)] for r in rows)
             self.stdout.write(out.getvalue(), ending="")
             return
         after = doc["after_round"]
