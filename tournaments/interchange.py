@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from scoring.engine.records import SYSTEMS
-from tournaments.models import Match, MatchKind, Seat, Tournament
+from tournaments.models import AuditAction, Match, MatchKind, Seat, Tournament
 from tournaments.rules import MAX_GAMES
 
 FORMAT = "swiss-tournament/1"
@@ -154,8 +154,8 @@ def validate_document(doc: Any) -> None:
                 )
 
     rounds = doc.get("rounds", [])
+    numbers: set[int] = set()
     if c.expect("rounds", rounds, list, "a list"):
-        numbers: set[int] = set()
         for r, rnd in enumerate(rounds):
             rplace = f"rounds[{r}]"
             if not c.expect(rplace, rnd, dict, "an object"):
@@ -186,8 +186,138 @@ def validate_document(doc: Any) -> None:
                         c.add(f"{mplace}.table", f"table {match['table']} used twice in this round")
                     tables.add(match["table"])
                 _check_match(c, mplace, match, system, ids, seated)
+    if "event" in doc:
+        _check_event(c, doc["event"], ids, numbers)
     if c.problems:
         raise DocumentError(c.problems)
+
+
+# --- The backup's "event" section --------------------------------------------------------
+# A backup (the event screen's download, `export_tournament --backup`) adds what the
+# interchange document leaves out, so that a restore gives back the same event: its
+# status, phase, plan and cut, each round's clock, the staff and the audit trail. The
+# plain document (results only) stays as shared/spec/interchange.md describes it.
+
+STATUSES = ("registration", "running", "top_cut", "finished")
+AUDIT_ACTIONS = frozenset(AuditAction.values)
+AUDIT_KEEP = 20_000  # entries a backup carries, newest first
+
+
+def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> None:
+    if not c.expect("event", event, dict, "an object"):
+        return
+    if event.get("status", "running") not in STATUSES:
+        c.add("event.status", f"unknown status {event.get('status')!r}")
+    if "phase" in event:
+        c.count("event.phase", event["phase"], minimum=1, maximum=100)
+    if event.get("top_cut", 0) not in (0, 2, 4, 8) or isinstance(event.get("top_cut"), bool):
+        c.add("event.top_cut", f"must be 0, 2, 4 or 8, got {event.get('top_cut')!r}")
+    if event.get("planned_rounds") is not None:
+        c.count("event.planned_rounds", event["planned_rounds"], minimum=1, maximum=30)
+    made = event.get("made_phase", {})
+    if c.expect("event.made_phase", made, dict, "an object"):
+        for pid, phase in made.items():
+            if pid not in ids:
+                c.add(f"event.made_phase.{pid}", f"unknown player {pid!r}")
+            else:
+                c.count(f"event.made_phase.{pid}", phase, minimum=1, maximum=100)
+    clocks = event.get("clocks", [])
+    if c.expect("event.clocks", clocks, list, "a list"):
+        for k, clock in enumerate(clocks):
+            place = f"event.clocks[{k}]"
+            if not c.expect(place, clock, dict, "an object"):
+                continue
+            if (
+                c.count(f"{place}.round", clock.get("round"), minimum=1, maximum=10_000)
+                and clock["round"] not in numbers
+            ):
+                c.add(f"{place}.round", f"no round {clock['round']} in this document")
+            if clock.get("ends_at") is not None and instant(clock["ends_at"]) is None:
+                c.add(f"{place}.ends_at", "expected an ISO 8601 date and time with a zone")
+            paused = clock.get("paused_seconds")
+            if paused is not None and (not _is_number(paused) or not -36_000 <= paused <= 36_000):
+                c.add(f"{place}.paused_seconds", "expected seconds between -36000 and 36000")
+    staff = event.get("staff", [])
+    if c.expect("event.staff", staff, list, "a list"):
+        for k, name in enumerate(staff):
+            if c.expect(f"event.staff[{k}]", name, str, "a string"):
+                c.text(f"event.staff[{k}]", name, maximum=150)
+    audit = event.get("audit", [])
+    if c.expect("event.audit", audit, list, "a list"):
+        for k, entry in enumerate(audit[:AUDIT_KEEP]):
+            place = f"event.audit[{k}]"
+            if not c.expect(place, entry, dict, "an object"):
+                continue
+            if instant(entry.get("at")) is None:
+                c.add(f"{place}.at", "expected an ISO 8601 date and time with a zone")
+            if entry.get("action") not in AUDIT_ACTIONS:
+                c.add(f"{place}.action", f"unknown action {entry.get('action')!r}")
+            if c.expect(f"{place}.summary", entry.get("summary"), str, "a string"):
+                c.text(f"{place}.summary", entry["summary"], maximum=300)
+            if entry.get("user") is not None and c.expect(
+                f"{place}.user", entry["user"], str, "a string"
+            ):
+                c.text(f"{place}.user", entry["user"], maximum=150)
+
+
+def instant(value: Any) -> Any:
+    from datetime import datetime
+
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def backup_section(tournament: Tournament) -> dict[str, Any]:
+    """The "event" section of a backup (see above)."""
+    from tournaments.models import AuditEntry
+
+    rounds = tournament.rounds.order_by("number")
+    entries = (
+        AuditEntry.objects.filter(tournament=tournament).select_related("user").order_by("at", "id")
+    )
+    return {
+        "status": tournament.status,
+        "phase": tournament.phase,
+        "top_cut": tournament.top_cut,
+        "planned_rounds": tournament.planned_rounds,
+        "made_phase": {
+            ext: made
+            for ext, made in tournament.players.order_by("id").values_list(
+                "external_id", "made_phase"
+            )
+            if made != 1
+        },
+        "clocks": [
+            {
+                "round": r.number,
+                "ends_at": r.clock_ends_at.isoformat() if r.clock_ends_at else None,
+                "paused_seconds": (
+                    r.clock_paused_remaining.total_seconds()
+                    if r.clock_paused_remaining is not None
+                    else None
+                ),
+            }
+            for r in rounds
+            if r.clock_ends_at is not None or r.clock_paused_remaining is not None
+        ],
+        "staff": sorted(tournament.staff.values_list("username", flat=True)),
+        "audit": [
+            {
+                "at": e.at.isoformat(),
+                "user": e.user.get_username() if e.user else None,
+                "action": e.action,
+                "summary": e.summary,
+                "before": e.before,
+                "after": e.after,
+            }
+            for e in entries[:AUDIT_KEEP]
+        ],
+    }
 
 
 def _check_match(
@@ -321,7 +451,8 @@ def _number(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
-def export_document(tournament: Tournament) -> dict[str, Any]:
+def export_document(tournament: Tournament, *, backup: bool = False) -> dict[str, Any]:
+    """The interchange document; with `backup`, the "event" section too (whole event)."""
     players = list(tournament.players.order_by("id"))
     ext = {p.id: p.external_id for p in players}
     doc: dict[str, Any] = {
@@ -352,6 +483,8 @@ def export_document(tournament: Tournament) -> dict[str, Any]:
             for match in matches_by_round.get(rnd.id, [])
         ]
         doc["rounds"].append(entry)
+    if backup:
+        doc["event"] = backup_section(tournament)
     return doc
 
 

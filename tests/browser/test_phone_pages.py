@@ -101,9 +101,7 @@ def test_a_result_the_organizer_enters_shows_on_an_open_phone_within_five_second
     laptop.close()
 
     # A locator wait, not wait_for_function: the page's CSP forbids evaluating strings.
-    phone.locator('#pairings tr[data-name="dev rao"] .res', has_text="2-1").wait_for(
-        timeout=5_000
-    )
+    phone.locator('#pairings tr[data-name="dev rao"] .res', has_text="2-1").wait_for(timeout=5_000)
     assert phone.evaluate("window.__marker") == "same page"  # no reload, no navigation
     assert phone.input_value("#find") == "dev"
     assert phone.locator("#pairings tbody tr:not([hidden])").count() == 1

@@ -6,14 +6,17 @@ writes the rows in one transaction, with the audit entry and the recompute of `w
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from tournaments.interchange import validate_document
+from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
+    AuditEntry,
     Match,
     MatchKind,
     Player,
@@ -41,12 +44,56 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
         with writing(tournament, by=owner) as w:
             tournament = w.tournament  # the row as written, its version included
             _write_rows(tournament, doc)
+            restored = ""
+            if "event" in doc:
+                _restore_event(tournament, doc["event"])
+                restored = " (restored from a backup)"
             w.changed()
             w.audit(
                 AuditAction.IMPORT,
-                f"Imported {len(doc['players'])} players and {len(doc.get('rounds', []))} rounds",
+                f"Imported {len(doc['players'])} players and {len(doc.get('rounds', []))} rounds"
+                + restored,
             )
     return tournament
+
+
+def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
+    """A backup's "event" section (tournaments.interchange): status, phase, plan, cut,
+    clocks, staff and the audit trail as they were. Staff who have no account on this
+    installation are left out (the owner adds them again)."""
+    t.status = event.get("status", t.status)
+    t.phase = event.get("phase", t.phase)
+    t.top_cut = event.get("top_cut", t.top_cut)
+    t.planned_rounds = event.get("planned_rounds", t.planned_rounds)
+    t.save(update_fields=["status", "phase", "top_cut", "planned_rounds"])
+    for ext, phase in event.get("made_phase", {}).items():
+        Player.objects.filter(tournament=t, external_id=ext).update(made_phase=phase)
+    for clock in event.get("clocks", []):
+        paused = clock.get("paused_seconds")
+        Round.objects.filter(tournament=t, number=clock["round"]).update(
+            clock_ends_at=instant(clock.get("ends_at")),
+            clock_paused_remaining=None if paused is None else timedelta(seconds=paused),
+        )
+    users = get_user_model().objects
+    t.staff.set(users.filter(username__in=event.get("staff", [])))
+    entries = event.get("audit", [])
+    names = {e["user"] for e in entries if e.get("user")}
+    by_name = {u.get_username(): u for u in users.filter(username__in=names)}
+    rows = AuditEntry.objects.bulk_create(
+        AuditEntry(
+            tournament=t,
+            user=by_name.get(e.get("user") or ""),
+            action=e["action"],
+            summary=e["summary"],
+            before=e.get("before"),
+            after=e.get("after"),
+        )
+        for e in entries
+    )
+    # `at` is set on creation; the trail keeps its own times.
+    for row, e in zip(rows, entries, strict=True):
+        row.at = instant(e["at"])
+    AuditEntry.objects.bulk_update(rows, ["at"], batch_size=500)
 
 
 def _create(doc: dict[str, Any], owner: Any) -> Tournament:

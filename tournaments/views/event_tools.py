@@ -156,7 +156,7 @@ def audit_log(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @manager_required
 def backup(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The whole event as an interchange document, to keep or to restore elsewhere."""
-    body = json.dumps(export_document(tournament), ensure_ascii=False, indent=1)
+    body = json.dumps(export_document(tournament, backup=True), ensure_ascii=False, indent=1)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{tournament.slug}.json"'
     return response

@@ -14,7 +14,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
+        parser.add_argument(
+            "--backup",
+            action="store_true",
+            help="the whole event: status, plan, cut, clocks, staff and audit trail too",
+        )
 
-    def handle(self, *args: Any, slug: str, **options: Any) -> None:
-        doc = export_document(tournament_or_error(slug))
+    def handle(self, *args: Any, slug: str, backup: bool = False, **options: Any) -> None:
+        doc = export_document(tournament_or_error(slug), backup=backup)
         self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1))
