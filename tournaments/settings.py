@@ -96,7 +96,8 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     # two result entries queue instead of failing half-way with "database is locked".
     _database["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
+        # Seconds a write waits for another write (services.writing.LOCK_TIMEOUT_SECONDS).
+        "timeout": 5,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     _database["CONN_MAX_AGE"] = 0
