@@ -81,7 +81,7 @@ def test_the_matrix_covers_every_endpoint() -> None:
     names = {p.name for p in endpoints()}
     assert names == set(POSTS) | READ_ONLY | {
         "manage_drop_player", "manage_readmit_player", "manage_pair", "manage_undo",
-        "manage_finish",
+        "manage_finish", "manage_reopen",
     }  # fmt: skip
     assert len(CASES) == 4 * len(names)
 
@@ -99,8 +99,9 @@ def test_only_owner_and_staff_may_use_an_organizer_endpoint(
     if role == "anonymous":
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
         assert state(world["t"]) == before
-    elif role == "stranger" or (role == "staff" and name == "manage_staff"):
-        # Staff run the event but only the owner decides who is staff.
+    elif role == "stranger" or (role == "staff" and name in ("manage_staff", "manage_reopen")):
+        # Staff run the event but only the owner decides who is staff and takes back
+        # "finish".
         assert response.status_code == 403
         assert state(world["t"]) == before
     else:

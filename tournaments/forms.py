@@ -15,7 +15,7 @@ NOT_NEGATIVE = {
     "min_value": "Game counts cannot be negative.",
     "invalid": "Enter a whole number of games.",
 }
-RESULT_RE = re.compile(r"^\s*(\d{1,2})-(\d{1,2})(?:-(\d{1,2}))?\s*$")
+RESULT_RE = re.compile(r"^\s*(\d{1,2})-(\d{1,2})(?:-(\d{1,2}))?\s*$", re.ASCII)
 
 
 class TournamentForm(forms.Form):

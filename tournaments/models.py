@@ -177,6 +177,7 @@ class AuditAction(models.TextChoices):
     CUT = "cut", "Day-2 cut"
     TOP_CUT = "top_cut", "Top cut"
     FINISH = "finish", "Finish"
+    REOPEN = "reopen", "Reopen"
     CLOCK = "clock", "Round clock"
     STAFF = "staff", "Staff"
     PLAN = "plan", "Planned rounds"

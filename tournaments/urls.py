@@ -11,7 +11,8 @@ urlpatterns = [
     path("t/<slug:slug>/", public.event_home, name="event_home"),
     path("t/<slug:slug>/standings/", public.standings, name="standings"),
     path("t/<slug:slug>/pairings/", public.pairings, name="pairings"),
-    path("t/<slug:slug>/players/<str:pid>/", public.player, name="player"),
+    # <path:pid>: a player id is any string (shared/spec/interchange.md), "/" included.
+    path("t/<slug:slug>/players/<path:pid>/", public.player, name="player"),
     path("t/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("t/<slug:slug>/projector/", public.projector, name="projector"),
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),

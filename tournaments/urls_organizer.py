@@ -17,6 +17,7 @@ urlpatterns = [
     path("cut/", organizer.cut, name="manage_cut"),
     path("top-cut/", organizer.top_cut, name="manage_top_cut"),
     path("finish/", organizer.finish, name="manage_finish"),
+    path("reopen/", organizer.reopen, name="manage_reopen"),
     path("matches/<int:pk>/result/", organizer.result, name="manage_result"),
     path("matches/<int:pk>/game/", organizer.game, name="manage_game"),
     path("clock/", event_tools.clock, name="manage_clock"),

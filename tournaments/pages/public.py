@@ -34,6 +34,7 @@ from tournaments.pages.common import (
     current_round,
     missing_results,
 )
+from tournaments.parsing import ascii_int
 from tournaments.rules import SWISS_SYSTEMS, result_text
 from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
 from tournaments.templatetags.tourney import points as format_points
@@ -417,8 +418,10 @@ def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
 
 
 def _round_of(t: Tournament, number: str) -> Round | None:
-    if number.isascii() and number.isdigit():
-        return t.rounds.filter(number=int(number)).first()
+    """The round the URL names (views refuse a malformed number first), else the current."""
+    wanted = ascii_int(number)
+    if wanted is not None:
+        return t.rounds.filter(number=wanted).first()
     return current_round(t)
 
 

@@ -17,7 +17,13 @@ call `services.record_result(...)`); each lives in the module that its concern n
 
 from tournaments.services.clock import add_clock_minutes, pause_clock, resume_clock, start_clock
 from tournaments.services.imports import import_document
-from tournaments.services.lifecycle import create_tournament, finish, new_seed, update_plan
+from tournaments.services.lifecycle import (
+    create_tournament,
+    finish,
+    new_seed,
+    reopen,
+    update_plan,
+)
 from tournaments.services.players import (
     drop_player,
     readmit_player,
@@ -51,6 +57,7 @@ __all__ = [
     "register_players",
     "remove_staff",
     "rename_player",
+    "reopen",
     "resume_clock",
     "round_rng",
     "start_clock",

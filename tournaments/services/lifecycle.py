@@ -117,3 +117,22 @@ def finish(*, tournament: Tournament, by: Any = None) -> None:
         t.save(update_fields=["status"])
         w.touched()
         w.audit(AuditAction.FINISH, "Finished the tournament")
+
+
+def reopen(*, tournament: Tournament, by: Any = None) -> Tournament:
+    """Undo "finish": the event takes results, drops and pairings again (the owner's call;
+    the view checks who may)."""
+    with writing(tournament, by=by, when_finished=True) as w:
+        t = w.tournament
+        if t.status != Status.FINISHED:
+            raise ServiceError("The tournament is not finished.")
+        if t.rounds.filter(playoff=True).exists():
+            t.status = Status.TOP_CUT
+        elif t.rounds.exists():
+            t.status = Status.RUNNING
+        else:
+            t.status = Status.REGISTRATION
+        t.save(update_fields=["status"])
+        w.touched()
+        w.audit(AuditAction.REOPEN, "Reopened the tournament", after={"status": t.status})
+    return t

@@ -65,6 +65,14 @@ def _result_state(match: Match, seats: Sequence[Seat]) -> dict[str, Any]:
     }
 
 
+def _winner(state: dict[str, Any]) -> int | None:
+    """Which seat won (0 or 1), None for no result or no winner."""
+    wins = state["wins"]
+    if not state["reported"] or wins is None or wins[0] == wins[1]:
+        return None
+    return 0 if (wins[0] or 0) > (wins[1] or 0) else 1
+
+
 def _result_words(state: dict[str, Any]) -> str:
     if not state["reported"]:
         return "cleared"
@@ -114,6 +122,13 @@ def record_result(
         after = _result_state(match, seats)
         if after == before:
             return match  # the same result again: nothing to write, nothing to recompute
+        if match.round.playoff and _winner(before) != _winner(after):
+            later = w.tournament.rounds.filter(playoff=True, number__gt=match.round.number)
+            if later.exists():
+                raise ServiceError(
+                    "A later playoff round depends on this result: undo that round's "
+                    "pairing first (it must have no results yet)."
+                )
         Seat.objects.bulk_update(seats, ["games_won"])
         match.save(update_fields=["reported", "draws", "kind"])
         names = " vs ".join(s.player.name for s in seats)

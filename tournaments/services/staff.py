@@ -15,7 +15,7 @@ def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise ServiceError(f"There is no user called {username!r}.")
-    with writing(tournament, by=by) as w:
+    with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if user.pk == t.owner_id:
             raise ServiceError(f"{username} owns this tournament already.")
@@ -28,7 +28,7 @@ def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
 
 
 def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> None:
-    with writing(tournament, by=by) as w:
+    with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         user = t.staff.filter(pk=user_id).first()
         if user is None:

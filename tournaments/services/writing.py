@@ -92,12 +92,23 @@ def lock(tournament: Tournament | int) -> Tournament:
         raise ServiceError("That event no longer exists.") from None
 
 
+FINISHED = "The tournament is finished: its owner can reopen it to change anything."
+
+
 @contextmanager
-def writing(tournament: Tournament | int, *, by: Any = None) -> Iterator[Write]:
-    """One write to one tournament (see the module's docstring)."""
+def writing(
+    tournament: Tournament | int, *, by: Any = None, when_finished: bool = False
+) -> Iterator[Write]:
+    """One write to one tournament (see the module's docstring).
+
+    A finished event is read-only: only writes that say `when_finished` (reopening it,
+    its staff) go through.
+    """
     try:
         with transaction.atomic():
             w = Write(lock(tournament), by)
+            if w.tournament.status == "finished" and not when_finished:
+                raise ServiceError(FINISHED)
             yield w
             if w.dirty:
                 _commit(w)

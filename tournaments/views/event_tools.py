@@ -21,6 +21,7 @@ from tournaments.interchange import DocumentError, export_document, parse_docume
 from tournaments.models import AuditEntry, Tournament
 from tournaments.pages import organizer as pages
 from tournaments.pages.common import current_round
+from tournaments.parsing import ascii_int
 from tournaments.permissions import manager_required
 from tournaments.rules import DEFAULT_ROUND_MINUTES
 from tournaments.services import ServiceError
@@ -120,9 +121,10 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         form = StaffForm(request.POST)
         try:
             if "remove" in request.POST:
-                services.remove_staff(
-                    tournament=tournament, user_id=int(request.POST["remove"]), by=request.user
-                )
+                user_id = ascii_int(request.POST["remove"])
+                if user_id is None:
+                    raise ServiceError("Pick the staff member to remove from the list.")
+                services.remove_staff(tournament=tournament, user_id=user_id, by=request.user)
             elif form.is_valid():
                 services.add_staff(
                     tournament=tournament, username=form.cleaned_data["username"], by=request.user

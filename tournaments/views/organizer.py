@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -32,6 +33,7 @@ from tournaments.forms import (
 from tournaments.models import Match, MatchKind, Player, Round, Tournament
 from tournaments.pages import organizer as pages
 from tournaments.pages import public as public_pages
+from tournaments.parsing import ascii_int
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
 from tournaments.services.results import MatchNotFound
@@ -242,12 +244,15 @@ def board_action(
 @manager_required
 @require_POST
 def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    try:
-        byes = [int(pk) for pk in request.POST.getlist("agreed_bye")]
-    except ValueError:
+    byes = [ascii_int(pk) for pk in request.POST.getlist("agreed_bye")]
+    if None in byes:
         return board_action(request, tournament, error="Pick agreed byes from the list.")
     try:
-        round_ = services.pair_next_round(tournament=tournament, agreed_byes=byes, by=request.user)
+        round_ = services.pair_next_round(
+            tournament=tournament,
+            agreed_byes=[pk for pk in byes if pk is not None],
+            by=request.user,
+        )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     what = "Playoff round" if round_.playoff else "Round"
@@ -311,6 +316,19 @@ def finish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     return board_action(request, tournament, notice="The tournament is finished.")
+
+
+@manager_required
+@require_POST
+def reopen(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Only the owner (or a site admin) takes back "finish"."""
+    if not (request.user.is_superuser or tournament.owner_id == request.user.pk):
+        raise PermissionDenied("Only the tournament's owner can reopen it.")
+    try:
+        services.reopen(tournament=tournament, by=request.user)
+    except ServiceError as exc:
+        return board_action(request, tournament, error=str(exc))
+    return board_action(request, tournament, notice="The tournament is open again.")
 
 
 # --- Results --------------------------------------------------------------------------------------

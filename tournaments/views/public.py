@@ -23,6 +23,7 @@ from django.utils.safestring import mark_safe
 from tournaments import live
 from tournaments.models import Player, Tournament
 from tournaments.pages import public as pages
+from tournaments.parsing import ascii_int
 
 View = Callable[..., HttpResponse]
 
@@ -148,6 +149,9 @@ def standings(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 @live_page
 def pairings(request: HttpRequest, t: Tournament) -> HttpResponse:
+    number = request.GET.get("round", "")
+    if number and ascii_int(number) is None:
+        raise Http404("No such round")
     return _page(
         request, t, "tournaments/pairings.html", "tournaments/_pairings.html",
         lambda: pages.pairings(t, request.GET), lambda: pages.pairings_page(t, request.GET),
@@ -156,6 +160,8 @@ def pairings(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 @live_page
 def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
+    if "\x00" in pid:  # PostgreSQL refuses NUL in text: no player can have it
+        raise Http404("No such player")
     me = get_object_or_404(Player, tournament=t, external_id=pid)
     return _page(
         request, t, "tournaments/player.html", "tournaments/_player.html",

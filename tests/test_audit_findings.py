@@ -1,0 +1,154 @@
+"""What an outside audit broke (issue 16): each test here failed before its fix."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from tournaments import services
+from tournaments.models import Match, MatchKind, Player, Tournament
+from tournaments.parsing import ascii_int
+from tournaments.services import ServiceError, import_document
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def event(small_doc: dict) -> Tournament:
+    return import_document(copy.deepcopy(small_doc))
+
+
+@pytest.mark.parametrize("value", ["²", "١", "1.5", "-1", "", " 1", "9" * 40, "1e3", "\x00"])
+def test_only_ascii_digits_make_a_number(value: str) -> None:
+    assert ascii_int(value) is None
+
+
+def test_ascii_digits_make_a_number() -> None:
+    assert (ascii_int("0"), ascii_int("12"), ascii_int("007")) == (0, 12, 7)
+
+
+@pytest.mark.parametrize("round_", ["%C2%B2", "%D9%A1", "99999999999999999999", "x", "-1"])
+def test_a_round_number_that_is_not_ascii_digits_is_not_found(
+    client: Client, event: Tournament, round_: str
+) -> None:
+    assert client.get(f"/t/{event.slug}/pairings/?round={round_}").status_code == 404
+    assert (
+        client.get(f"/t/{event.slug}/pairings/?round={round_}", HTTP_HX_REQUEST="true").status_code
+        == 404
+    )
+
+
+@pytest.mark.parametrize("pid", ["a%00b", "%00", "x" * 300])
+def test_a_player_id_no_player_can_have_is_not_found(
+    client: Client, event: Tournament, pid: str
+) -> None:
+    assert client.get(f"/t/{event.slug}/players/{pid}/").status_code == 404
+
+
+def test_a_player_id_with_a_slash_has_a_page_and_is_linked_from_the_standings(
+    client: Client, small_doc: dict
+) -> None:
+    doc = copy.deepcopy(small_doc)
+    doc["players"][0]["id"] = "team/ana"
+    for rnd in doc["rounds"]:
+        for m in rnd["matches"]:
+            m["players"] = ["team/ana" if p == "p1" else p for p in m["players"]]
+    t = import_document(doc)
+    standings = client.get(f"/t/{t.slug}/standings/").content.decode()
+    assert "/players/team%2Fana/" in standings
+    page = client.get(f"/t/{t.slug}/players/team%2Fana/")
+    assert page.status_code == 200 and "Ana Souza" in page.content.decode()
+    # Every opponent's page links back to it without failing.
+    for p in Player.objects.filter(tournament=t):
+        assert client.get(f"/t/{t.slug}/players/{p.external_id}/").status_code == 200
+
+
+def test_two_events_with_one_name_get_two_slugs(small_doc: dict) -> None:
+    a = import_document(copy.deepcopy(small_doc))
+    b = import_document(copy.deepcopy(small_doc))
+    assert a.slug != b.slug and b.slug.startswith(a.slug)
+
+
+def test_a_slug_taken_between_the_check_and_the_insert_takes_the_next_one(
+    small_doc: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race of two simultaneous restores, played out in one process."""
+    from tournaments.services import lifecycle
+
+    first = import_document(copy.deepcopy(small_doc))
+    real_filter = Tournament.objects.filter
+    seen: list[str] = []
+
+    def blind(**kwargs: Any) -> Any:
+        # The check sees a free slug even though another restore has just taken it.
+        if "slug" in kwargs and not seen:
+            seen.append(kwargs["slug"])
+            return real_filter(slug="-no-such-slug-")
+        return real_filter(**kwargs)
+
+    monkeypatch.setattr(Tournament.objects, "filter", blind)
+    second = lifecycle.insert_tournament(name=first.name, system="mtr", seed=1)
+    assert second.slug != first.slug
+
+
+def finished_cut(owner: Any) -> Tournament:
+    t = services.create_tournament(name="Cut", owner=owner, seed=2, top_cut=4)
+    services.register_players(tournament=t, names=[f"P{i}" for i in range(1, 9)])
+    for _ in range(2):
+        services.pair_next_round(tournament=t)
+        for m in Match.objects.filter(round__tournament=t, kind=MatchKind.PLAYED, reported=False):
+            services.record_result(match=m, wins=(2, 1))
+    services.start_top_cut(tournament=t, size=4)
+    for m in Match.objects.filter(round__tournament=t, round__playoff=True):
+        services.record_result(match=m, wins=(2, 0))
+    services.pair_next_round(tournament=t)
+    return t
+
+
+def test_a_semifinal_result_cannot_flip_once_the_final_is_paired(
+    django_user_model: type[User],
+) -> None:
+    t = finished_cut(None)
+    semi = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("id")[0]
+    with pytest.raises(ServiceError, match="later playoff round"):
+        services.record_result(match=semi, wins=(0, 2))
+    services.record_result(match=semi, wins=(2, 1))  # the same winner: allowed
+
+
+def test_a_finished_event_takes_no_result_and_no_drop_until_the_owner_reopens_it(
+    django_user_model: type[User],
+) -> None:
+    owner = django_user_model.objects.create_user("owner")
+    t = finished_cut(owner)
+    final = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("-id")[0]
+    services.record_result(match=final, wins=(2, 0))
+    services.finish(tournament=t, by=owner)
+    player = Player.objects.filter(tournament=t).first()
+    assert player is not None
+    with pytest.raises(ServiceError, match="finished"):
+        services.record_result(match=final, wins=(0, 2))
+    with pytest.raises(ServiceError, match="finished"):
+        services.drop_player(player=player)
+    services.reopen(tournament=t, by=owner)
+    services.drop_player(player=player)
+    assert Tournament.objects.get(pk=t.pk).status == "top_cut"
+
+
+def test_a_restored_top_cut_without_its_size_pairs_its_next_round(
+    django_user_model: type[User],
+) -> None:
+    from tournaments.interchange import export_document
+
+    t = finished_cut(None)
+    final = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("-id")[0]
+    doc = export_document(t)
+    doc["rounds"] = doc["rounds"][:-1]  # back to after the semifinals, no "event" section
+    restored = import_document(doc)
+    assert restored.status == "top_cut"
+    round_ = services.pair_next_round(tournament=restored)
+    assert round_.playoff and round_.matches.count() == 1
+    assert final.pk
