@@ -152,3 +152,8 @@ def test_a_restored_top_cut_without_its_size_pairs_its_next_round(
     round_ = services.pair_next_round(tournament=restored)
     assert round_.playoff and round_.matches.count() == 1
     assert final.pk
+
+
+def test_password_reset_is_not_offered_without_a_mail_server(client: Client) -> None:
+    assert client.get("/accounts/password_reset/").status_code == 404
+    assert client.get("/accounts/login/").status_code == 200

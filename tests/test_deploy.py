@@ -87,7 +87,7 @@ def fresh_postgres() -> Iterator[str]:
 def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
     fresh_postgres: str, tmp_path: Path
 ) -> None:
-    env = production_env(DATABASE_URL=fresh_postgres)
+    env = production_env(DATABASE_URL=fresh_postgres, BEHIND_PROXY="1")
     for step in (("migrate", "--noinput"), ("collectstatic", "--noinput")):
         result = manage(*step, env=env)
         assert result.returncode == 0, result.stderr
@@ -231,3 +231,24 @@ def test_the_production_image_steps_build_static_files_that_serve_with_debug_off
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("behind", "trusted"), [("0", "None"), ("1", "('HTTP_X_FORWARDED_PROTO', 'https')")]
+)
+def test_the_forwarded_proto_header_is_trusted_only_behind_a_configured_proxy(
+    behind: str, trusted: str
+) -> None:
+    result = manage(
+        "shell", "-c", "from django.conf import settings; print(settings.SECURE_PROXY_SSL_HEADER)",
+        env=production_env(BEHIND_PROXY=behind),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == trusted
+
+
+def test_compose_publishes_the_app_to_the_host_only_with_https_on() -> None:
+    compose = (PROJECT_ROOT / "docker-compose.yml").read_text()
+    assert '"127.0.0.1:8000:8000"' in compose and '"8000:8000"' not in compose
+    assert "SECURE_SSL_REDIRECT: ${SECURE_SSL_REDIRECT:-1}" in compose
+    assert 'BEHIND_PROXY: "1"' in compose

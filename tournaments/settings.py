@@ -151,9 +151,27 @@ LOGOUT_REDIRECT_URL = "home"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024  # a 2,000-player event's backup
 
-if not DEBUG:
+# Behind a TLS-terminating proxy (the production setup), the proxy says which requests
+# came in over HTTPS. The header is trusted only when BEHIND_PROXY says a proxy sets it:
+# otherwise any client could claim HTTPS.
+BEHIND_PROXY = env_bool("BEHIND_PROXY", False)
+if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Password reset needs mail; without a mail server it is not offered at all (the owner
+# hands out a new password instead).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"tournaments@{EMAIL_HOST}")
+
+if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # The load balancer's and compose's health check speaks plain HTTP inside the network.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))

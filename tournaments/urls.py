@@ -1,4 +1,6 @@
+from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.urls import include, path
 
@@ -19,7 +21,17 @@ urlpatterns = [
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),
     path("manage/", include("tournaments.urls_manage")),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     # The admin signs in through the same rate-limited login.
     path(
         "admin/login/",
@@ -28,3 +40,16 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
 ]
+
+# Password reset sends mail: offered only where mail is configured (settings.EMAIL_HOST).
+if settings.EMAIL_HOST:
+    urlpatterns += [
+        path("accounts/password_reset/", auth_views.PasswordResetView.as_view(),
+             name="password_reset"),
+        path("accounts/password_reset/done/", auth_views.PasswordResetDoneView.as_view(),
+             name="password_reset_done"),
+        path("accounts/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(),
+             name="password_reset_confirm"),
+        path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(),
+             name="password_reset_complete"),
+    ]  # fmt: skip
