@@ -163,11 +163,28 @@ def test_restore_needs_a_login(client: Client) -> None:
 
 
 def test_repeated_failed_logins_are_refused_for_a_while(client: Client, owner: User) -> None:
-    for _ in range(5):
+    for _ in range(4):
         response = client.post("/accounts/login/", {"username": "owner", "password": "wrong"})
         assert response.status_code == 200
+    response = client.post("/accounts/login/", {"username": "owner", "password": "wrong"})
+    assert response.status_code == 429  # the fifth wrong password locks
     response = client.post("/accounts/login/", {"username": "owner", "password": "owner-pass-123"})
     assert response.status_code == 429 and "Too many failed logins" in response.content.decode()
+
+
+def test_a_lockout_holds_one_username_at_one_address_not_the_whole_venue(
+    client: Client, owner: User, django_user_model: type[User]
+) -> None:
+    django_user_model.objects.create_user("judge", password="judge-pass-123")
+    for _ in range(5):
+        client.post("/accounts/login/", {"username": "owner", "password": "wrong"})
+    # Another organizer behind the same NAT or proxy still logs in ...
+    response = client.post("/accounts/login/", {"username": "judge", "password": "judge-pass-123"})
+    assert response.status_code == 302
+    # ... and so does the owner from another address.
+    other = Client(REMOTE_ADDR="10.9.8.7")
+    response = other.post("/accounts/login/", {"username": "owner", "password": "owner-pass-123"})
+    assert response.status_code == 302
 
 
 def test_a_correct_login_still_works_before_the_limit(client: Client, owner: User) -> None:

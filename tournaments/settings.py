@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "tournaments",
     "scoring",
 ]
@@ -64,6 +65,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "tournaments.middleware.DatabaseUnavailable",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "tournaments.urls"
@@ -157,6 +159,26 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024  # a 2,000-player event's backup
 BEHIND_PROXY = env_bool("BEHIND_PROXY", False)
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Login failures (django-axes, counters in the database, so every worker shares them):
+# five wrong passwords for one username from one address lock that pair for 15 minutes.
+# Not the address alone (a venue's NAT or the TLS proxy would lock out every organizer)
+# and not the username alone (anyone could lock out a known organizer).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "tournaments.views.auth.locked_out"
+AXES_VERBOSE = False
+# The client's address: REMOTE_ADDR, or the proxy's X-Forwarded-For only behind it.
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if BEHIND_PROXY else ["REMOTE_ADDR"]
+)
+AXES_IPWARE_PROXY_COUNT = 1 if BEHIND_PROXY else None
 
 # Password reset needs mail; without a mail server it is not offered at all (the owner
 # hands out a new password instead).
