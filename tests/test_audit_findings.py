@@ -157,3 +157,44 @@ def test_a_restored_top_cut_without_its_size_pairs_its_next_round(
 def test_password_reset_is_not_offered_without_a_mail_server(client: Client) -> None:
     assert client.get("/accounts/password_reset/").status_code == 404
     assert client.get("/accounts/login/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("wins", "draws", "message"),
+    [
+        ([99, 99], 99, "nobody wins more than 3 games"),
+        ([2, 2], 0, "Both players cannot win"),
+        ([3, 0], 4, "at most 6 games"),
+    ],
+)
+def test_an_import_refuses_a_result_no_match_could_produce(
+    small_doc: dict, wins: list[int], draws: int, message: str
+) -> None:
+    from tournaments.interchange import DocumentError
+
+    doc = copy.deepcopy(small_doc)
+    doc["rounds"][0]["matches"][0].update(wins=wins, draws=draws)
+    with pytest.raises(DocumentError) as refused:
+        import_document(doc)
+    assert any(
+        p.startswith("rounds[0].matches[0].wins:") and message in p for p in refused.value.problems
+    ), refused.value.problems
+
+
+def test_an_import_keeps_what_real_events_recorded_beyond_a_best_of_three(
+    small_doc: dict,
+) -> None:
+    doc = copy.deepcopy(small_doc)
+    doc["rounds"][0]["matches"][0].update(wins=[3, 0], draws=0)
+    doc["rounds"][1]["matches"][0].update(wins=[2, 1], draws=3)
+    assert import_document(doc).pk
+
+
+def test_an_import_refuses_a_round_nobody_played(small_doc: dict) -> None:
+    from tournaments.interchange import DocumentError
+
+    doc = copy.deepcopy(small_doc)
+    doc["rounds"].insert(1, {"number": 9, "phase": 1, "matches": []})
+    with pytest.raises(DocumentError) as refused:
+        import_document(doc)
+    assert any(p.startswith("rounds[1].matches:") for p in refused.value.problems)

@@ -16,7 +16,7 @@ from typing import Any
 
 from scoring.engine.records import SYSTEMS
 from tournaments.models import AuditAction, Match, MatchKind, Seat, Tournament
-from tournaments.rules import MAX_GAMES
+from tournaments.rules import MAX_GAMES, check_two_player_result
 
 FORMAT = "swiss-tournament/1"
 MAX_ERRORS = 25
@@ -124,6 +124,9 @@ def validate_document(doc: Any) -> None:
         c.add("system", f"unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
     if ("best_of" in doc and doc["best_of"] not in (1, 3)) or isinstance(doc.get("best_of"), bool):
         c.add("best_of", f"must be 1 or 3, got {doc['best_of']!r}")
+    best_of = doc.get("best_of", 1 if system == "pod" else 3)
+    if best_of not in (1, 3) or isinstance(best_of, bool):
+        best_of = 3  # reported above; check the results as a best of 3
     if "seed" in doc and doc["seed"] is not None:
         if not _is_int(doc["seed"]):
             c.add("seed", f"expected an integer, got {_type_name(doc['seed'])}")
@@ -173,6 +176,8 @@ def validate_document(doc: Any) -> None:
             matches = rnd.get("matches", [])
             if not c.expect(f"{rplace}.matches", matches, list, "a list"):
                 continue
+            if not matches:
+                c.add(f"{rplace}.matches", "a round with no match: nobody played it")
             seated: set[str] = set()
             tables: set[int] = set()
             for m, match in enumerate(matches):
@@ -185,7 +190,7 @@ def validate_document(doc: Any) -> None:
                     if match["table"] in tables:
                         c.add(f"{mplace}.table", f"table {match['table']} used twice in this round")
                     tables.add(match["table"])
-                _check_match(c, mplace, match, system, ids, seated)
+                _check_match(c, mplace, match, system, ids, seated, best_of)
     if "event" in doc:
         _check_event(c, doc["event"], ids, numbers)
     if c.problems:
@@ -321,7 +326,13 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
 
 
 def _check_match(
-    c: _Checker, place: str, match: dict[str, Any], system: Any, ids: set[str], seated: set[str]
+    c: _Checker,
+    place: str,
+    match: dict[str, Any],
+    system: Any,
+    ids: set[str],
+    seated: set[str],
+    best_of: int = 3,
 ) -> None:
     players = match.get("players")
     if not c.expect(f"{place}.players", players, list, "a list"):
@@ -366,13 +377,20 @@ def _check_match(
         c.add(f"{place}.result", f"unknown result {match['result']!r} (only 'double_loss')")
     if "wins" in match:
         wins = match["wins"]
+        counted: list[bool] = []
         if c.expect(f"{place}.wins", wins, list, "a list of two game counts"):
             if len(wins) != 2:
                 c.add(f"{place}.wins", f"expected two game counts, got {len(wins)}")
-            for k, w in enumerate(wins):
-                c.count(f"{place}.wins[{k}]", w)
+            counted = [c.count(f"{place}.wins[{k}]", w) for k, w in enumerate(wins)]
         if "draws" in match:
-            c.count(f"{place}.draws", match["draws"])
+            counted.append(c.count(f"{place}.draws", match["draws"]))
+        if isinstance(wins, list) and len(wins) == 2 and all(counted):
+            # The check web entry makes, in its form for recorded events (rules.py).
+            problem = check_two_player_result(
+                best_of=best_of, wins=wins, draws=match.get("draws", 0) or 0, recorded=True
+            )
+            if problem:
+                c.add(f"{place}.wins", problem)
     elif match.get("draws") not in (None, 0) or "result" in match:
         c.add(f"{place}.wins", "missing: a result needs the games won by each player")
     for key in ("places", "scores", "absent"):

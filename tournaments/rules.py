@@ -143,17 +143,30 @@ def result_text(match: _Match, seats: Sequence[_Seat]) -> str:
     return score_text([s.games_won or 0 for s in seats], match.draws)
 
 
-def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) -> str | None:
+def check_two_player_result(
+    *, best_of: int, wins: Sequence[int], draws: int, recorded: bool = False
+) -> str | None:
     """What a best-of-N match cannot produce, as a message; None when it can.
 
     MTR 2.3: the first to N//2+1 games wins the match; unfinished games count as drawn,
-    so 0-0-3 (an intentional draw) fits a best of 3.
+    so 0-0-3 (an intentional draw) fits a best of 3. `recorded` (an imported event):
+    shared/spec/interchange.md keeps what real events recorded beyond that (3-0, or 2-1
+    plus three drawn games in a best of 3), but still nothing no match could produce:
+    more than N games won by one player, two winners, more than 2N games in all.
     """
     if len(wins) != 2:
         return "A result gives the games won by each of the two players."
     if any(w < 0 for w in wins) or draws < 0:
         return "Game counts cannot be negative."
     need = best_of // 2 + 1
+    if recorded:
+        if any(w > best_of for w in wins):
+            return f"In a best-of-{best_of} nobody wins more than {best_of} games."
+        if min(wins) >= need:
+            return "Both players cannot win the match."
+        if sum(wins) + draws > 2 * best_of:
+            return f"A best-of-{best_of} has at most {2 * best_of} games, even as recorded."
+        return None
     if any(w > need for w in wins):
         return f"In a best-of-{best_of} nobody wins more than {need} games."
     if wins[0] == need and wins[1] == need:
