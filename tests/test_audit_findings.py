@@ -198,3 +198,18 @@ def test_an_import_refuses_a_round_nobody_played(small_doc: dict) -> None:
     with pytest.raises(DocumentError) as refused:
         import_document(doc)
     assert any(p.startswith("rounds[1].matches:") for p in refused.value.problems)
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32", "latin-1"])
+def test_a_form_sent_in_another_charset_is_a_bad_request_not_a_crash(
+    event: Tournament, charset: str
+) -> None:
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.get("/accounts/login/")  # the CSRF cookie, as a browser would have it
+    token = client.cookies["csrftoken"].value
+    response = client.post(
+        "/accounts/login/",
+        f"csrfmiddlewaretoken={token}&username=a&password=b",
+        content_type=f"application/x-www-form-urlencoded; charset={charset}",
+    )
+    assert response.status_code == 400 and b"UTF-8" in response.content

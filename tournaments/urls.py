@@ -7,6 +7,8 @@ from django.urls import include, path
 from tournaments.views import public
 from tournaments.views.auth import RateLimitedLoginView
 
+handler400 = "tournaments.views.public.bad_request"
+
 urlpatterns = [
     path("", public.home, name="home"),
     path("healthz", public.healthz, name="healthz"),

@@ -126,6 +126,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse(f"ok\ndatabase: ok\ncache: {cache_state()}\n", content_type="text/plain")
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """400, plainly. Django's own 400 view re-runs the CSRF check, which reads the body
+    again: a body it cannot decode (a form sent as UTF-16) then failed twice, as a 500."""
+    return HttpResponse(
+        "Bad request: the request could not be read. Forms are sent as UTF-8.\n",
+        status=400,
+        content_type="text/plain; charset=utf-8",
+    )
+
+
 def home(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.only("name", "slug", "system", "status", "created_at")[:100]
     return render(request, "tournaments/home.html", {"tournaments": tournaments})
