@@ -449,3 +449,17 @@ def test_a_result_for_a_match_undone_meanwhile_is_refused_with_a_message() -> No
     services.undo_round(tournament=t)
     with pytest.raises(ServiceError, match="no longer in the event"):
         services.record_result(match=stale, wins=(2, 1))
+
+
+@pytest.mark.postgres
+def test_eight_restores_of_one_event_at_once_make_eight_events_with_eight_slugs(
+    transactional_db: None, small_doc: dict[str, Any]
+) -> None:
+    """The audit's race: unique_slug checked, then inserted, and 6 of 8 answered 500."""
+    require_postgres()
+    import copy
+
+    errors = run_threads([lambda: import_document(copy.deepcopy(small_doc)) for _ in range(8)])
+    assert errors == []
+    slugs = list(Tournament.objects.filter(name=small_doc["name"]).values_list("slug", flat=True))
+    assert len(slugs) == len(set(slugs)) == 8
