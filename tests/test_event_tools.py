@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -207,3 +208,28 @@ def test_the_organizer_changes_the_planned_rounds_and_top_cut_once_the_field_is_
     assert response.status_code == 200 and response["HX-Redirect"].endswith("/manage/")
     event.refresh_from_db()
     assert event.planned_rounds == 5
+
+
+def test_each_repeated_lockout_of_one_username_at_one_address_lasts_twice_as_long(
+    rf: Any,
+) -> None:
+    from datetime import timedelta
+
+    from axes.models import AccessFailureLog
+
+    from tournaments.views.auth import cool_off
+
+    def request() -> Any:
+        r = rf.post("/accounts/login/", {"username": "owner", "password": "x"})
+        r.axes_ip_address = "10.1.1.1"
+        return r
+
+    assert cool_off(request()) == timedelta(minutes=15)
+    for lockouts, minutes in ((1, 15), (2, 30), (3, 60)):
+        while AccessFailureLog.objects.filter(locked_out=True).count() < lockouts:
+            AccessFailureLog.objects.create(
+                username="owner", ip_address="10.1.1.1", user_agent="", http_accept="",
+                path_info="/accounts/login/", locked_out=True,
+            )  # fmt: skip
+        assert cool_off(request()) == timedelta(minutes=minutes)
+    assert cool_off(request()) <= timedelta(hours=24)

@@ -169,7 +169,9 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = 5
-AXES_COOLOFF_TIME = 0.25  # hours
+# 15 minutes, doubling with each repeated lockout (tournaments.views.auth.cool_off).
+AXES_COOLOFF_TIME = "tournaments.views.auth.cool_off"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "tournaments.views.auth.locked_out"

@@ -479,7 +479,13 @@ def compute(event: EventRecord, rounds: list[RoundRecord]) -> list[StandingRow]:
     """Standings rows, best first, for `rounds` (already cut to the requested round and
     holding only rounds with at least one result)."""
     rules = rules_for(event)
-    tallied = tally(event, rounds, rules)
+    return _ranked(event, rounds, rules, tally(event, rounds, rules))
+
+
+def _ranked(
+    event: EventRecord, rounds: list[RoundRecord], rules: SwissRules, tallied: Tallied
+) -> list[StandingRow]:
+    """`compute`, from the rounds already tallied."""
     ids, index, totals = tallied.ids, tallied.index, tallied.totals
     pairings, snapshots, last_phase = tallied.pairings, tallied.snapshots, tallied.last_phase
     playoffs = [r for r in rounds if r.playoff]
