@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from scoring.engine import compute_standings
 from scoring.engine.explain import Explanation, explain
 from scoring.engine.mtr import SWISS_SYSTEMS
+from scoring.engine.mtr_fast import SwissState
 from scoring.engine.records import (
     BYE,
     DOUBLE_LOSS,
@@ -117,6 +118,10 @@ class _Snapshot:
     rows: dict[str, tuple[int, StandingRow]]  # engine id -> (position, row) as stored
     opponents: dict[str, set[str]] | None = None  # built on the first patch, then kept
     after_round: int | None = None  # as StandingsState stores it
+    # Swiss systems, one phase, no playoff: the engine's state of `event`, whose rows are
+    # `rows`. Never changed once made (a write derives a new one), so the committed
+    # snapshot's state is safe from a write that rolls back.
+    state: SwissState | None = None
 
 
 _snapshots: dict[int, _Snapshot] = {}
@@ -199,9 +204,13 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
 
     Must run inside the writing service's transaction, after that service bumped the
     tournament's version. With `changed_matches` (the only rows the service changed), a
-    snapshot of the previous version is patched instead of reading every match; the
-    engine always computes every standing in full, and only changed rows are written.
-    tests/test_incremental.py proves this equals a full recompute.
+    snapshot of the previous version is patched instead of reading every match, and only
+    changed rows are written. Under a Swiss system with one phase and no playoff result
+    the engine does not recompute everyone either: the snapshot's `SwissState` is updated
+    with the changed matches (their players' values and those of whoever met them), and
+    only the places it reports are compared and written; anything else computes every
+    standing in full. tests/test_incremental.py and tests/unit/test_incremental_engine.py
+    prove both equal a full recompute.
     """
     with _snapshots_lock:
         previous = _snapshots.get(tournament.pk)
@@ -220,15 +229,27 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     )
     if incremental:
         assert event is not None and previous is not None
-        snapshot = replace(previous, version=tournament.version, event=event, rows={})
-        standings = compute_standings(event)
-        touched = _touched(snapshot, changed or ())
-        snapshot.rows = _store_changes(
-            tournament, standings, previous, touched, caught_up=bool(missed)
-        )
+        snapshot = replace(previous, version=tournament.version, event=event, rows={}, state=None)
+        state = _updated_state(previous, event, changed or ())
+        if state is not None and state.changed is not None and not missed:
+            # Only the places the engine says changed hold new rows: write those.
+            standings = state.standings()
+            snapshot.rows = _store_places(tournament, standings, previous, state.changed)
+        else:
+            standings = state.standings() if state is not None else compute_standings(event)
+            touched = _touched(snapshot, changed or ())
+            snapshot.rows = _store_changes(
+                tournament, standings, previous, touched, caught_up=bool(missed)
+            )
+        snapshot.state = state
     else:
         snapshot = _full_snapshot(tournament)
-        standings = compute_standings(snapshot.event)
+        snapshot.state = SwissState.build(snapshot.event)
+        standings = (
+            snapshot.state.standings()
+            if snapshot.state is not None
+            else compute_standings(snapshot.event)
+        )
         snapshot.rows = _store_all(tournament, standings, snapshot.ext)
     if changed_matches is not None:
         record_change(tournament, list(changed_matches))
@@ -244,8 +265,26 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
 
     with _snapshots_lock:
         _snapshots.pop(tournament.pk, None)
-    transaction.on_commit(remember)
+    transaction.on_commit(remember, robust=True)
     return standings
+
+
+def _updated_state(
+    previous: _Snapshot, event: EventRecord, changed: Iterable[int]
+) -> SwissState | None:
+    """The engine's state of `event`, which is `previous.event` with the `changed`
+    matches read back: derived from the previous state when the change is simple, else
+    built in full (None if the event is not a simple Swiss one: compute it in full)."""
+    if previous.state is not None:
+        changes = []
+        for pk in set(changed):
+            i, j = previous.where[pk]
+            before = previous.event.rounds[i]
+            changes.append((before.number, before.matches[j], event.rounds[i].matches[j]))
+        state = previous.state.updated(changes)
+        if state is not None:
+            return state
+    return SwissState.build(event)
 
 
 CHANGE_SECONDS = 3600
@@ -263,7 +302,7 @@ def record_change(tournament: Tournament, match_ids: list[int]) -> None:
     a write that records nothing (pairing, drops, registration) forces a full read.
     """
     key, version_ids = _change_key(tournament, tournament.version), list(match_ids)
-    transaction.on_commit(lambda: cache.set(key, version_ids, CHANGE_SECONDS))
+    transaction.on_commit(lambda: cache.set(key, version_ids, CHANGE_SECONDS), robust=True)
 
 
 def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
@@ -377,6 +416,44 @@ def _store_changes(
             )
         elif caught_up or old_position != position or old.rank != row.rank:
             moved.append((position, row.rank, tournament.pk, pk_by_ext[player]))
+    _write(changed, moved)
+    return rows
+
+
+def _store_places(
+    tournament: Tournament,
+    standings: Standings,
+    previous: _Snapshot,
+    changed: tuple[set[str], list[int]],
+) -> dict[str, tuple[int, StandingRow]]:
+    """`_store_changes` for a state derived from `previous.state` (whose rows are the
+    stored rows): only the places the engine reports hold new rows; of those, only the
+    recomputed players' values can differ, the others only moved."""
+    fresh, places = changed
+    pk_by_ext = {e: pk for pk, e in previous.ext.items()}
+    old_rows = previous.rows
+    rows = old_rows.copy()
+    updated = []
+    moved = []
+    for place in places:
+        row = standings.rows[place]
+        position = place + 1
+        player = row.player
+        rows[player] = (position, row)
+        old_position, old = old_rows[player]
+        if player in fresh and old != row:
+            values = _values(row)
+            updated.append(
+                (position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk_by_ext[player])
+            )
+        elif old_position != position or old.rank != row.rank:
+            moved.append((position, row.rank, tournament.pk, pk_by_ext[player]))
+    _write(updated, moved)
+    return rows
+
+
+def _write(changed: list[tuple[Any, ...]], moved: list[tuple[Any, ...]]) -> None:
+    """Update the Standing rows: `changed` in full, `moved` only their place and rank."""
     table = Standing._meta.db_table
     where = "WHERE tournament_id = %s AND player_id = %s"
     with connection.cursor() as cursor:
@@ -386,7 +463,6 @@ def _store_changes(
             cursor.executemany(f"UPDATE {table} SET {sets} {where}", changed)
         if moved:
             cursor.executemany(f"UPDATE {table} SET position = %s, rank = %s {where}", moved)
-    return rows
 
 
 _player_of = attrgetter("player")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import importlib
+import random
 from typing import Any
 
 import pytest
@@ -10,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scoring.services
+from scoring.engine import compute_standings
 from scoring.models import Standing
-from scoring.services import forget_snapshots, recompute
+from scoring.services import _snapshots, event_record, forget_snapshots, recompute
 from tournaments import services
 from tournaments.models import Match, MatchKind
 from tournaments.services import import_document
@@ -25,6 +28,25 @@ def stored(tournament: Any) -> list[tuple[Any, ...]]:
             "player_id", "rank", "points_exact", "wins", "losses", "draws", "played", "tiebreakers"
         )
     )
+
+
+def incremental_stores(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each incremental store: "places" (the engine's state said which places
+    changed), "changes" (every row compared) or "caught up" (another worker wrote)."""
+    calls: list[str] = []
+    changes, places = scoring.services._store_changes, scoring.services._store_places
+
+    def store_changes(*args: Any, **kwargs: Any) -> Any:
+        calls.append("caught up" if kwargs.get("caught_up") else "changes")
+        return changes(*args, **kwargs)
+
+    def store_places(*args: Any, **kwargs: Any) -> Any:
+        calls.append("places")
+        return places(*args, **kwargs)
+
+    monkeypatch.setattr(scoring.services, "_store_changes", store_changes)
+    monkeypatch.setattr(scoring.services, "_store_places", store_places)
+    return calls
 
 
 RESULTS = [((2, 0), 0), ((2, 1), 0), ((1, 2), 0), ((0, 2), 0), ((1, 1), 1), ((0, 0), 3), None]
@@ -44,11 +66,7 @@ RESULTS = [((2, 0), 0), ((2, 1), 0), ((1, 2), 0), ((0, 2), 0), ((1, 1), 1), ((0,
 def test_incremental_result_entry_always_equals_a_full_recompute(
     small_doc: dict, entries: list[tuple[int, int, bool]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    patched = []
-    real = scoring.services._store_changes
-    monkeypatch.setattr(
-        scoring.services, "_store_changes", lambda *a, **k: patched.append(1) or real(*a, **k)
-    )
+    patched = incremental_stores(monkeypatch)
     forget_snapshots()
     tournament = import_document(copy.deepcopy(small_doc))
     matches = list(
@@ -73,7 +91,7 @@ def test_incremental_result_entry_always_equals_a_full_recompute(
         forget_snapshots()
         recompute(tournament)
         assert stored(tournament) == incremental
-    assert len(patched) == writes, "every write took the incremental path"
+    assert patched == ["places"] * writes, "every write derived the engine's state"
     tournament.delete()
 
 
@@ -141,13 +159,7 @@ def test_a_stale_worker_reads_back_only_the_matches_it_missed(
 ) -> None:
     from scoring.services import _snapshots
 
-    calls: list[bool] = []
-    real = scoring.services._store_changes
-    monkeypatch.setattr(
-        scoring.services,
-        "_store_changes",
-        lambda *a, **k: calls.append(k.get("caught_up", False)) or real(*a, **k),
-    )
+    calls = incremental_stores(monkeypatch)
     forget_snapshots()
     tournament = import_document(copy.deepcopy(small_doc))
     stale = _snapshots[tournament.pk]
@@ -155,7 +167,7 @@ def test_a_stale_worker_reads_back_only_the_matches_it_missed(
     services.record_result(match=first, wins=(0, 2), draws=0)  # worker A
     _snapshots[tournament.pk] = stale  # worker B never saw that write
     services.record_result(match=second, wins=(2, 0), draws=0)
-    assert calls == [False, True]
+    assert calls == ["places", "caught up"]
     incremental = stored(tournament)
     forget_snapshots()
     tournament.refresh_from_db()
@@ -183,4 +195,158 @@ def test_without_a_change_record_a_stale_worker_reads_everything(small_doc: dict
     tournament.refresh_from_db()
     recompute(tournament)
     assert stored(tournament) == incremental
+    tournament.delete()
+
+
+def swiss_document(seed: int, size: int, rounds: int, system: str) -> dict[str, Any]:
+    """A one-phase Swiss event: `rounds` rounds reported (byes, no-opponent losses,
+    draws, 0-0-3, double losses, drops between rounds) and one more paired, unreported."""
+    rng = random.Random(seed)
+    ids = [f"p{k}" for k in range(size)]
+    dropped: dict[str, int] = {}
+    active = list(ids)
+    doc_rounds = []
+    for number in range(1, rounds + 2):
+        for player in list(active):
+            if number > 1 and len(active) > 4 and rng.random() < 0.1:
+                active.remove(player)
+                dropped[player] = number - 1
+        pool = list(active)
+        rng.shuffle(pool)
+        matches: list[dict[str, Any]] = []
+        if len(pool) % 2:
+            matches.append({"players": [pool.pop()], "bye": True})
+        if len(pool) >= 4 and rng.random() < 0.3:
+            matches.append({"players": [pool.pop()], "loss": True})
+            matches.append({"players": [pool.pop()], "bye": True})
+        for a, b in zip(pool[::2], pool[1::2], strict=True):
+            match: dict[str, Any] = {"players": [a, b]}
+            if number <= rounds:
+                (wins, drawn) = rng.choice([r for r in RESULTS if r is not None])
+                match.update(wins=list(wins), draws=drawn)
+                if rng.random() < 0.08:
+                    match.update(wins=[0, 0], draws=0, result="double_loss")
+            matches.append(match)
+        for table, match in enumerate(matches, start=1):
+            match["table"] = table
+        doc_rounds.append({"number": number, "phase": 1, "matches": matches})
+    return {
+        "format": "swiss-tournament/1",
+        "name": f"Generated {seed}",
+        "system": system,
+        "best_of": 3,
+        "seed": seed,
+        "players": [
+            {"id": p, "name": f"Player {p}"}
+            | ({"dropped_after_round": dropped[p]} if p in dropped else {})
+            for p in ids
+        ],
+        "rounds": doc_rounds,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**16),
+    size=st.integers(5, 14),
+    rounds=st.integers(1, 3),
+    system=st.sampled_from(["mtr", "dci", "melee"]),
+    entries=st.lists(
+        st.tuples(st.integers(0, 10_000), st.integers(0, len(RESULTS) - 1), st.booleans()),
+        min_size=1,
+        max_size=15,
+    ),
+)
+def test_the_engines_incremental_state_always_equals_a_full_recompute(
+    seed: int,
+    size: int,
+    rounds: int,
+    system: str,
+    entries: list[tuple[int, int, bool]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Results entered, corrected and cleared anywhere (the open round's first result
+    included) on generated events: each write derives the engine's state from the last
+    one and stores only the places it reports, and the stored standings equal a full
+    recompute every time (stored rows and the engine's own full computation)."""
+    calls = incremental_stores(monkeypatch)
+    forget_snapshots()
+    tournament = import_document(swiss_document(seed, size, rounds, system))
+    matches = list(
+        Match.objects.filter(
+            round__tournament=tournament, kind__in=[MatchKind.PLAYED, MatchKind.DOUBLE_LOSS]
+        )
+    )
+    writes = 0
+    for pick, result, double_loss in entries:
+        chosen = RESULTS[result]
+        version = tournament.version
+        services.record_result(
+            match=matches[pick % len(matches)],
+            wins=None if chosen is None else chosen[0],
+            draws=0 if chosen is None else chosen[1],
+            double_loss=double_loss and chosen is not None,
+            validate=False,
+        )
+        incremental = stored(tournament)
+        tournament.refresh_from_db()
+        writes += tournament.version != version
+        snapshot = _snapshots[tournament.pk]
+        assert snapshot.state is not None
+        assert snapshot.state.standings() == compute_standings(event_record(tournament))
+        forget_snapshots()
+        recompute(tournament)
+        assert stored(tournament) == incremental
+    assert calls == ["places"] * writes, "every write derived the engine's state"
+    tournament.delete()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rolled_back_write_leaves_no_wrong_state_behind(
+    small_doc: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write whose transaction rolls back after the standings were recomputed: the
+    committed snapshot's state is untouched, so a worker still holding it (or one that
+    reads everything afresh) stores exactly the full recompute on the next write."""
+    writing = importlib.import_module("tournaments.services.writing")
+    calls = incremental_stores(monkeypatch)
+    forget_snapshots()
+    tournament = import_document(copy.deepcopy(small_doc))
+    held = _snapshots[tournament.pk]
+    assert held.state is not None
+    committed = held.state.standings()
+    rows_before = stored(tournament)
+    first, second = Match.objects.filter(round__tournament=tournament, kind=MatchKind.PLAYED)[:2]
+
+    def recompute_then_fail(*args: Any, **kwargs: Any) -> None:
+        recompute(*args, **kwargs)
+        raise RuntimeError("the write fails after the recompute")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(writing, "recompute", recompute_then_fail)
+        with pytest.raises(RuntimeError):
+            services.record_result(match=first, wins=(0, 2), draws=0)
+    assert calls == ["places"]  # the failed write did derive a new state ...
+    assert held.state.standings() == committed  # ... without touching the committed one
+    assert stored(tournament) == rows_before  # and its rows were rolled back
+    assert tournament.pk not in _snapshots  # nothing from the failed write was kept
+
+    def equals_a_full_recompute() -> None:
+        incremental = stored(tournament)
+        forget_snapshots()
+        tournament.refresh_from_db()
+        recompute(tournament)
+        assert stored(tournament) == incremental
+
+    _snapshots[tournament.pk] = held  # a worker still holding the committed snapshot
+    services.record_result(match=second, wins=(2, 0), draws=0)
+    assert calls == ["places", "places"]  # derived from the held snapshot's state
+    equals_a_full_recompute()
+    forget_snapshots()  # a worker that reads everything afresh
+    services.record_result(match=first, wins=(1, 2), draws=0)
+    assert calls == ["places", "places"]
+    equals_a_full_recompute()
     tournament.delete()

@@ -15,7 +15,7 @@ are only built for the output rows. Most per-player steps are one C-level pass e
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from itertools import chain, compress, islice, repeat
@@ -40,6 +40,7 @@ from .mtr import (
     GAME_DRAW_POINTS,
     GAME_WIN_POINTS,
     MTR_FLOOR,
+    SWISS_SYSTEMS,
     WIN_POINTS,
     SwissRules,
     rules_for,
@@ -51,8 +52,11 @@ from .records import (
     LOSS,
     PLAYED,
     EventRecord,
+    MatchRecord,
     RoundRecord,
     StandingRow,
+    Standings,
+    Tiebreak,
 )
 
 # Speed. 8,192 players x 15 rounds is 120k player-matches; Python spends ~50-100 ns on
@@ -574,3 +578,369 @@ def _seeded_draw(
         run.sort(key=lambda i: (draw_key(seed, ids[i]), ids[i]))
         out[start:end] = run
     return out
+
+
+# --- Incremental standings ----------------------------------------------------------------
+#
+# A result entry changes one match. Under these systems that changes the records of its
+# (at most two) players, so their MW%/GW%, hence the OMW%/OGW% of whoever met them, and
+# nothing else: every value is an exact Fraction of the player's own record and of their
+# opponents' records (s.1). `SwissState` keeps what a full `compute` knows (the tallied
+# totals, every player's opponents, the rows in rank order) and, for a changed match,
+# recomputes the values of those players only, in Fractions, then moves them to their new
+# places in the order. The order is the same total order `compute` sorts by: played any
+# round, match points, OMW%, GW%, OGW% (all descending), then the seeded draw and the id
+# (ascending); the packed integer keys of `_group_values` order exactly like these values.
+#
+# Only the simple case is kept incrementally: the rounds with a result are Swiss rounds
+# of one phase (no playoff round with a result, no second phase: freezing reaches further)
+# and every player seated is a registered player. A round's first result (or its last
+# one cleared) is kept: in one phase it only moves `after_round`. Anything else answers
+# None, and the caller computes in full (and may build a new state from that event).
+
+_has_result = attrgetter("has_result")
+_RoundInfo = tuple[int, bool, int]  # (phase, playoff, matches with a result)
+
+
+def _simple(rounds: Iterable[_RoundInfo]) -> bool:
+    """Whether the rounds with a result are Swiss rounds of at most one phase."""
+    phases = set()
+    for phase, playoff, results in rounds:
+        if results:
+            if playoff:
+                return False
+            phases.add(phase)
+    return len(phases) <= 1
+
+
+def _last_round(rounds: dict[int, _RoundInfo]) -> int | None:
+    return max((number for number, (_p, _o, results) in rounds.items() if results), default=None)
+
+
+class SwissState:
+    """A Swiss event's standings, kept up to date one changed match at a time.
+
+    `SwissState.build(event)` computes in full; `state.updated(changes)` gives the state
+    of the event with those matches replaced (or None: compute that event in full), and
+    `state.standings()` equals `compute_standings(event)` for the event it stands for
+    (tests/unit/test_incremental_engine.py checks it on every kind of change).
+
+    A state is never changed once built: `updated` copies what it changes, so a state kept
+    by a committed snapshot is safe from a write that goes on to roll back, and from
+    other threads. (Row objects are shared between states and never changed; the caches
+    they share only remember values of pure functions.)
+    """
+
+    __slots__ = (
+        "_gw_cache",
+        "_mw_cache",
+        "_tie_cache",
+        "after_round",
+        "changed",
+        "codes",
+        "ids",
+        "index",
+        "opponents",
+        "order",
+        "position",
+        "rounds",
+        "rows",
+        "rules",
+        "seed",
+        "system",
+        "totals",
+    )
+
+    after_round: int | None
+    # Against the state this one was updated from: the players whose values were
+    # recomputed, and the places (0-based, ascending) holding a new row object; every
+    # other place holds the very same row. None for a state built in full.
+    changed: tuple[set[str], list[int]] | None
+    codes: _Codes
+    ids: list[str]
+    index: dict[str, int]
+    opponents: list[tuple[int, ...]]  # per player: each opponent met, once per match
+    order: list[int]  # players, best first
+    position: list[int]  # per player: their place in `order` (0-based)
+    rounds: dict[int, _RoundInfo]  # round number -> (phase, playoff, matches with a result)
+    rows: list[StandingRow]  # in `order`
+    rules: SwissRules
+    seed: int
+    system: str
+    totals: list[int]
+    _gw_cache: dict[tuple[int, int], tuple[int, int]]
+    _mw_cache: dict[tuple[int, int], tuple[int, int]]
+    _tie_cache: dict[int, tuple[int, str]]
+
+    @classmethod
+    def build(cls, event: EventRecord) -> SwissState | None:
+        """The state of `event` (standings after its last round), or None if it is not a
+        simple case (see above)."""
+        if event.system not in SWISS_SYSTEMS:
+            return None
+        numbers = [r.number for r in event.rounds]
+        if len(set(numbers)) != len(numbers):
+            return None
+        # Whether it is simple first (any() stops at a round's first result), then counts.
+        if not _simple(
+            (r.phase, r.playoff, any(map(_has_result, r.matches))) for r in event.rounds
+        ):
+            return None
+        # A player seated but not registered gets a row only while a round they sit in
+        # has a result (see `tally`): the rows themselves would change with the rounds.
+        registered = set(map(_player_id, event.players))
+        if not registered.issuperset(
+            chain.from_iterable(chain.from_iterable(map(_seats_of, event.rounds)))
+        ):
+            return None
+        info = {
+            r.number: (r.phase, r.playoff, sum(map(_has_result, r.matches))) for r in event.rounds
+        }
+        rounds = [r for r in event.rounds if info[r.number][2]]
+        rules = rules_for(event)
+        tallied = tally(event, rounds, rules)
+        rows = _ranked(event, rounds, rules, tallied)
+        size = len(tallied.ids)
+        opponents: list[list[int]] = [[] for _ in range(size)]
+        for seats in tallied.pairings:
+            pairs = iter(seats)
+            for a, b in zip(pairs, pairs, strict=True):
+                opponents[a].append(b)
+                opponents[b].append(a)
+        state = cls.__new__(cls)
+        state.system = event.system
+        state.rules = rules
+        state.seed = event.seed
+        state.codes = _Codes(rules.bye_games)
+        state.ids = tallied.ids
+        state.index = tallied.index
+        state.totals = tallied.totals
+        state.opponents = list(map(tuple, opponents))
+        state.rounds = info
+        state.after_round = _last_round(info)
+        state.rows = rows
+        state.order = list(map(tallied.index.__getitem__, map(_player_id_of_row, rows)))
+        position = [0] * size
+        for place, player in enumerate(state.order):
+            position[player] = place
+        state.position = position
+        state.changed = None
+        state._mw_cache, state._gw_cache, state._tie_cache = {}, {}, {}
+        return state
+
+    def standings(self) -> Standings:
+        return Standings(
+            system=self.system,  # type: ignore[arg-type]
+            after_round=self.after_round,
+            rows=tuple(self.rows),
+        )
+
+    def updated(self, changes: Iterable[tuple[int, MatchRecord, MatchRecord]]) -> SwissState | None:
+        """The state with each (round number, match as this state has it, new match)
+        replaced, or None if the result is not a simple case: compute it in full then."""
+        codes, index = self.codes, self.index
+        totals = self.totals.copy()
+        rounds = dict(self.rounds)
+        opponents = self.opponents
+        copied = False
+        seated: set[int] = set()
+        try:
+            for number, old, new in changes:
+                phase, playoff, results = rounds[number]
+                old_codes, old_flags = codes[_match_key(old)]
+                new_codes, new_flags = codes[_match_key(new)]
+                old_seats = list(map(index.__getitem__, old.players))
+                new_seats = list(map(index.__getitem__, new.players))
+                if len(old_seats) != len(old_codes) or len(new_seats) != len(new_codes):
+                    return None
+                for i, code in zip(old_seats, old_codes, strict=True):
+                    totals[i] -= code
+                for i, code in zip(new_seats, new_codes, strict=True):
+                    totals[i] += code
+                rounds[number] = (phase, playoff, results - old.has_result + new.has_result)
+                old_pair = list(compress(old_seats, old_flags))
+                new_pair = list(compress(new_seats, new_flags))
+                if old_pair != new_pair:
+                    if not copied:
+                        opponents = opponents.copy()
+                        copied = True
+                    if old_pair:
+                        a, b = old_pair
+                        opponents[a] = _without(opponents[a], b)
+                        opponents[b] = _without(opponents[b], a)
+                    if new_pair:
+                        a, b = new_pair
+                        opponents[a] += (b,)
+                        opponents[b] += (a,)
+                seated.update(old_seats, new_seats)
+        except (KeyError, ValueError, TypeError):
+            return None
+        if not _simple(rounds.values()):
+            return None
+        if any(totals[i] < 0 for i in seated):
+            return None  # `old` was not the match as this state has it
+
+        state = SwissState.__new__(SwissState)
+        state.system, state.rules, state.seed, state.codes = (
+            self.system, self.rules, self.seed, self.codes,
+        )  # fmt: skip
+        state.ids, state.index = self.ids, self.index
+        state._mw_cache, state._gw_cache, state._tie_cache = (
+            self._mw_cache, self._gw_cache, self._tie_cache,
+        )  # fmt: skip
+        state.totals, state.opponents, state.rounds = totals, opponents, rounds
+        state.after_round = _last_round(rounds)
+
+        # Whose values can change: the match's players and everyone who met them.
+        touched = set(seated)
+        for i in seated:
+            touched.update(opponents[i])
+        fresh = {i: state._row(i) for i in touched}
+        state._reorder(self, fresh)
+        return state
+
+    # -- values of one player, exactly as compute gives them ------------------------------
+
+    def _mw(self, total: int) -> tuple[int, int]:
+        """The MW% (floored) of a player with these totals, as (numerator, denominator)."""
+        wins = (total >> _WINS) & _FIELD_MASK
+        draws = (total >> _DRAWS) & _FIELD_MASK
+        played = wins + draws + ((total >> _LOSSES) & _FIELD_MASK)
+        key = (WIN_POINTS * wins + DRAW_POINTS * draws, played)
+        value = self._mw_cache.get(key)
+        if value is None:
+            floor = self.rules.floor
+            pct = max(floor, Fraction(key[0], 3 * played)) if played else floor
+            value = self._mw_cache[key] = (pct.numerator, pct.denominator)
+        return value
+
+    def _gw(self, total: int) -> tuple[int, int]:
+        """The GW% (floored, as an opponent's value) of a player with these totals."""
+        key = ((total >> _GP) & _FIELD_MASK, (total >> _GAMES) & _FIELD_MASK)
+        value = self._gw_cache.get(key)
+        if value is None:
+            floor = self.rules.floor
+            pct = max(floor, Fraction(key[0], 3 * key[1])) if key[1] else floor
+            value = self._gw_cache[key] = (pct.numerator, pct.denominator)
+        return value
+
+    def _mean(self, of: Callable[[int], tuple[int, int]], opponents: tuple[int, ...]) -> Fraction:
+        """The mean of `of` over the opponents' totals (the preset's value for none)."""
+        if not opponents:
+            return self.rules.no_opponent
+        totals = self.totals
+        numerator, denominator = 0, 1
+        for n, d in map(of, map(totals.__getitem__, opponents)):
+            if d == denominator:
+                numerator += n
+            else:
+                numerator = numerator * d + n * denominator
+                denominator *= d
+        return Fraction(numerator, denominator * len(opponents))
+
+    def _row(self, i: int) -> StandingRow:
+        """Player i's row (rank 0: placed later), from this state's totals."""
+        total = self.totals[i]
+        wins = (total >> _WINS) & _FIELD_MASK
+        losses = (total >> _LOSSES) & _FIELD_MASK
+        draws = (total >> _DRAWS) & _FIELD_MASK
+        opponents = self.opponents[i]
+        if len(opponents) != (total >> _OPPONENTS) & _FIELD_MASK:
+            raise AssertionError("opponents out of step with the totals")
+        games = (total >> _GAMES) & _FIELD_MASK
+        if self.rules.floor_own_gw or not games:
+            gw = Fraction(*self._gw(total))
+        else:  # dci: the player's own GW% is not floored
+            gw = Fraction((total >> _GP) & _FIELD_MASK, 3 * games)
+        return StandingRow(
+            player=self.ids[i],
+            rank=0,
+            points=Fraction(WIN_POINTS * wins + DRAW_POINTS * draws),
+            wins=wins,
+            losses=losses,
+            draws=draws,
+            played=wins + losses + draws,
+            tiebreakers={
+                "omw": self._mean(self._mw, opponents),
+                "gw": gw,
+                "ogw": self._mean(self._gw, opponents),
+            },
+        )
+
+    # -- the order ----------------------------------------------------------------------------
+
+    def _tie(self, i: int) -> tuple[int, str]:
+        """The seeded draw's key among players equal on every value (smaller first)."""
+        value = self._tie_cache.get(i)
+        if value is None:
+            player = self.ids[i]
+            value = self._tie_cache[i] = (draw_key(self.seed, player), player)
+        return value
+
+    def _reorder(self, previous: SwissState, fresh: dict[int, StandingRow]) -> None:
+        """Place the players of `fresh` (their new rows) into `previous`'s order."""
+        old_rows, old_position = previous.rows, previous.position
+
+        def key(i: int) -> tuple[bool, Fraction, Tiebreak, Tiebreak, Tiebreak]:
+            row = fresh.get(i) or old_rows[old_position[i]]
+            values = row.tiebreakers
+            return (row.played > 0, row.points, values["omw"], values["gw"], values["ogw"])
+
+        def ahead(a: int, b: int) -> bool:
+            key_a, key_b = key(a), key(b)
+            if key_a != key_b:
+                return key_a > key_b  # type: ignore[operator]
+            return self._tie(a) < self._tie(b)
+
+        order = previous.order.copy()
+        size = len(order)
+        old_places = sorted(old_position[i] for i in fresh)
+        for place in reversed(old_places):
+            del order[place]
+        new_places: list[int] = []
+        for i in fresh:
+            low, high = 0, len(order)
+            while low < high:
+                middle = (low + high) // 2
+                if ahead(order[middle], i):
+                    low = middle + 1
+                else:
+                    high = middle
+            order.insert(low, i)
+            new_places = [p + 1 if p >= low else p for p in new_places]
+            new_places.append(low)
+        # A place holds a new row if a fresh player went there or another player moved
+        # to it; every other place keeps its row object (same player, rank and values).
+        # Only places between the first and last place a fresh player left or took can
+        # have changed hands, so the check is a C-level pass over that span alone.
+        first = min(old_places[0], *new_places) if fresh else 0
+        last = max(old_places[-1], *new_places) if fresh else -1
+        span = range(first, last + 1)
+        players = order[first : last + 1]
+        moved = list(compress(span, map(ne, map(old_position.__getitem__, players), span)))
+        redo = sorted(set(moved).union(new_places))
+        sources = [fresh.get(order[p]) or old_rows[old_position[order[p]]] for p in redo]
+        made = _rows(
+            *(list(map(attrgetter(name), sources)) for name in _ROW_FIELDS[:1]),
+            [p + 1 for p in redo],
+            *(list(map(attrgetter(name), sources)) for name in _ROW_FIELDS[2:]),
+        )
+        rows = previous.rows.copy()
+        for place, row in zip(redo, made, strict=True):
+            rows[place] = row
+        position = previous.position.copy()
+        for place in moved:
+            position[order[place]] = place
+        self.order, self.rows, self.position = order, rows, position
+        self.changed = ({self.ids[i] for i in fresh}, redo)
+        assert len(order) == size
+
+
+def _without(opponents: tuple[int, ...], player: int) -> tuple[int, ...]:
+    """`opponents` less one entry of `player` (ValueError if there is none)."""
+    remaining = list(opponents)
+    remaining.remove(player)
+    return tuple(remaining)
+
+
+_player_id_of_row = attrgetter("player")
