@@ -341,7 +341,26 @@ _FIELDS = ("rank", "points", "points_exact", "wins", "losses", "draws", "played"
 def _store_all(
     tournament: Tournament, standings: Standings, ext: dict[int, str]
 ) -> dict[str, tuple[int, StandingRow]]:
+    """Store every row. When the stored rows hold the same players (a worker's first
+    write after it started: its snapshot is gone, the rows are not), read them once and
+    write only the rows that differ, instead of deleting and inserting them all."""
     pk_by_ext = {e: pk for pk, e in ext.items()}
+    rows = {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
+    stored = {
+        player_id: values
+        for player_id, *values in Standing.objects.filter(tournament=tournament).values_list(
+            "player_id", "position", *_FIELDS
+        )
+    }
+    if stored and set(stored) == set(pk_by_ext.values()) and len(stored) == len(rows):
+        changed = []
+        for player, (position, row) in rows.items():
+            pk = pk_by_ext[player]
+            values = _values(row)
+            if stored[pk] != [position, *values]:
+                changed.append((position, *values[:-1], json.dumps(values[-1]), tournament.pk, pk))
+        _write(changed, [])
+        return rows
     Standing.objects.filter(tournament=tournament).delete()
     Standing.objects.bulk_create(
         (
@@ -355,7 +374,7 @@ def _store_all(
         ),
         batch_size=1000,
     )
-    return {row.player: (position, row) for position, row in enumerate(standings.rows, start=1)}
+    return rows
 
 
 # Under these systems a result changes the values of its own players and their

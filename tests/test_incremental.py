@@ -350,3 +350,32 @@ def test_a_rolled_back_write_leaves_no_wrong_state_behind(
     assert calls == ["places", "places"]
     equals_a_full_recompute()
     tournament.delete()
+
+
+@pytest.mark.django_db
+def test_a_worker_that_starts_afresh_repairs_every_stored_row_that_differs(
+    small_doc: dict,
+) -> None:
+    """The first write of a new worker compares the stored rows instead of rewriting them
+    all; whatever differs from the computed standings (here: tampered rows) is written."""
+    import copy
+
+    from scoring.models import Standing
+    from scoring.services import forget_snapshots, recompute, standings_document
+    from tournaments.models import Tournament
+    from tournaments.services import import_document
+
+    t = import_document(copy.deepcopy(small_doc))
+    truth = standings_document(t)["standings"]
+    stored = list(
+        Standing.objects.filter(tournament=t).order_by("position").values_list("pk", flat=True)
+    )
+    Standing.objects.filter(pk=stored[0]).update(points=99, points_exact="99", tiebreakers={})
+    Standing.objects.filter(pk=stored[1]).update(position=77, rank=77, wins=9)
+    Standing.objects.filter(pk=stored[2]).update(tiebreakers={"omw": 0.5, "gw": 0.5, "ogw": 0.5})
+    forget_snapshots()
+    recompute(Tournament.objects.get(pk=t.pk))
+    assert standings_document(t)["standings"] == truth
+    assert sorted(Standing.objects.filter(tournament=t).values_list("position", flat=True)) == list(
+        range(1, len(truth) + 1)
+    )
