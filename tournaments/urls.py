@@ -14,6 +14,8 @@ urlpatterns = [
     path("healthz", public.healthz, name="healthz"),
     path("t/<slug:slug>/", public.event_home, name="event_home"),
     path("t/<slug:slug>/standings/", public.standings, name="standings"),
+    path("t/<slug:slug>/standings.csv", public.standings_csv, name="standings_csv"),
+    path("t/<slug:slug>/pairings.csv", public.pairings_csv, name="pairings_csv"),
     path("t/<slug:slug>/pairings/", public.pairings, name="pairings"),
     # <path:pid>: a player id is any string (shared/spec/interchange.md), "/" included.
     path("t/<slug:slug>/players/<path:pid>/", public.player, name="player"),

@@ -22,6 +22,7 @@ from django.utils.safestring import mark_safe
 
 from tournaments import live
 from tournaments.models import Player, Tournament
+from tournaments.pages import exports
 from tournaments.pages import public as pages
 from tournaments.parsing import ascii_int
 
@@ -193,6 +194,34 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
         request, t, "tournaments/projector.html", "tournaments/_projector.html",
         lambda: pages.projector(t),
     )  # fmt: skip
+
+
+def _csv_response(body: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def standings_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """The standings as the command line writes them (`manage.py standings --format csv`)."""
+    t = get_object_or_404(Tournament, slug=slug)
+    return _csv_response(exports.standings_csv(t), f"{t.slug}-standings.csv")
+
+
+def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """A round's pairings (?round=N, else the current round), one line per player."""
+    t = get_object_or_404(Tournament, slug=slug)
+    number = request.GET.get("round", "")
+    wanted = ascii_int(number) if number else None
+    if number and wanted is None:
+        raise Http404("No such round")
+    rounds = t.rounds.order_by("-number")
+    round_ = rounds.filter(number=wanted).first() if wanted is not None else rounds.first()
+    if round_ is None:
+        raise Http404("No such round")
+    return _csv_response(
+        exports.pairings_csv(t, round_), f"{t.slug}-round-{round_.number}-pairings.csv"
+    )
 
 
 def qr_code(request: HttpRequest, slug: str) -> HttpResponse:

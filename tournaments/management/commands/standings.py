@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -9,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from scoring.services import standings_document
 from tournaments.management.commands._lookup import tournament_or_error
-from tournaments.rules import csv_cell
+from tournaments.pages.exports import standings_csv
 
 
 def percent(value: Any) -> str:
@@ -24,28 +22,16 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["json", "csv", "text"], default="text")
 
     def handle(self, *args: Any, slug: str, format: str, **options: Any) -> None:
-        doc = standings_document(tournament_or_error(slug))
+        tournament = tournament_or_error(slug)
+        doc = standings_document(tournament)
         if format == "json":
             self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1))
             return
+        if format == "csv":
+            self.stdout.write(standings_csv(tournament), ending="")
+            return
         rows = doc["standings"]
         keys = list(rows[0]["tiebreakers"]) if rows else []
-        header = ["rank", "id", "name", "points", "wins", "losses", "draws", *keys]
-
-        def cells(row: dict[str, Any]) -> list[Any]:
-            tbs = [row["tiebreakers"][k] for k in keys]
-            return [row[h] for h in header[:7]] + [
-                " ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v)
-                for v in tbs
-            ]
-
-        if format == "csv":
-            out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows([csv_cell(c) for c in cells(r)] for r in rows)
-            self.stdout.write(out.getvalue(), ending="")
-            return
         after = doc["after_round"]
         self.stdout.write(f"{doc['tournament']} ({doc['system']}) after round {after or 0}")
         width = max((len(r["name"]) for r in rows), default=4)
