@@ -100,7 +100,7 @@ def test_a_forty_player_six_round_swiss_with_drops_and_a_top_8_over_http(
             )
         if expected_matches > 1:
             ok(client.post(base + "pair/"))
-    ok(client.post(base + "finish/"))
+    ok(client.post(base + "finish/", {"confirm": "yes"}))
     final_page = ok(client.get(base), 200)
     assert "Final standings" in final_page
 

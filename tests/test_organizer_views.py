@@ -611,7 +611,7 @@ def test_top_cut_bracket_and_finish_through_the_screens(
     assert oc.post(url(paired, "pair/"), **extra).status_code == (200 if extra else 302)
     final = Match.objects.get(round__tournament=paired, round__playoff=True, round__number=5)
     oc.post(url(paired, f"matches/{final.pk}/result/"), {"result": "2-0"}, **extra)
-    response = oc.post(url(paired, "finish/"), **extra)
+    response = oc.post(url(paired, "finish/"), {"confirm": "yes"}, **extra)
     assert response.status_code == (200 if extra else 302)
     assert fresh(paired).status == Status.FINISHED
     page = html(oc.get(url(paired)))
@@ -635,7 +635,7 @@ def test_a_playoff_match_needs_a_winner(oc: Client, paired: Tournament) -> None:
 def test_finishing_too_early_is_refused(
     oc: Client, paired: Tournament, extra: dict[str, str]
 ) -> None:
-    response = oc.post(url(paired, "finish/"), **extra)
+    response = oc.post(url(paired, "finish/"), {"confirm": "yes"}, **extra)
     assert response.status_code == 422 and "Some results are still missing" in html(response)
 
 
@@ -822,3 +822,77 @@ def test_a_correction_in_an_earlier_round_warns_that_later_pairings_stay(
     assert first is not None
     page = html(oc.post(url(paired, f"matches/{first.pk}/result/"), {"result": "0-2"}, **HX))
     assert "Round 2 was already paired on the old standings" in page
+
+
+def primary_button(page: str) -> str:
+    """The id of the one primary action button on the event screen."""
+    for tag in re.findall(r"<button[^>]*>", page):
+        found = re.search(r'id="([a-z-]+)"', tag)
+        if 'class="primary"' in tag and found and found.group(1).endswith("-button"):
+            return found.group(1)
+    return ""
+
+
+@pytest.mark.parametrize(("top_cut", "expected"), [(4, "top-cut-button"), (0, "finish-button")])
+def test_after_the_planned_rounds_the_next_step_offered_is_the_cut_or_finishing(
+    oc: Client, paired: Tournament, top_cut: int, expected: str
+) -> None:
+    services.update_plan(tournament=paired, planned_rounds=3, top_cut=top_cut)
+    run_swiss(paired)
+    page = html(oc.get(url(paired)))
+    assert primary_button(page) == expected
+    assert "Pair round 4 (beyond the 3 planned)" in page
+    if top_cut:
+        assert "<details open>" in page and "Start the top cut" in page
+
+
+def test_before_the_planned_rounds_end_pairing_stays_the_next_step(
+    oc: Client, paired: Tournament
+) -> None:
+    services.update_plan(tournament=paired, planned_rounds=3, top_cut=4)
+    play_round(paired)
+    assert primary_button(html(oc.get(url(paired)))) == "pair-button"
+
+
+def play_top_four(t: Tournament) -> Player:
+    """Swiss, then a top 4 played to its final; returns the champion."""
+    run_swiss(t)
+    services.start_top_cut(tournament=t, size=4)
+    for m in Match.objects.filter(round__tournament=t, round__playoff=True):
+        services.record_result(match=m, wins=(2, 0))
+    services.pair_next_round(tournament=t)
+    final = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("-id")[0]
+    services.record_result(match=final, wins=(0, 2))
+    return final.seats.get(position=1).player
+
+
+def test_playoff_rounds_are_named_and_the_champion_is_shown_everywhere(
+    oc: Client, client: Client, paired: Tournament
+) -> None:
+    champion = play_top_four(paired)
+    slug = paired.slug
+    assert "Final" in html(client.get(f"/t/{slug}/pairings/"))
+    assert "Semifinals" in html(client.get(f"/t/{slug}/pairings/?round=4"))
+    for page in (
+        html(oc.get(url(paired))),
+        html(client.get(f"/t/{slug}/bracket/")),
+        html(client.get(f"/t/{slug}/")),
+    ):
+        assert "Champion: " in page and champion.name in page
+    bracket = html(client.get(f"/t/{slug}/bracket/"))
+    assert bracket.count("<li value=") == 4  # the final placings, 1 to 4
+
+
+@pytest.mark.parametrize("extra", [{}, HX])
+def test_finishing_asks_for_confirmation_first(
+    oc: Client, paired: Tournament, extra: dict[str, str]
+) -> None:
+    play_top_four(paired)
+    response = oc.post(url(paired, "finish/"), **extra)
+    assert response.status_code == 200 and "Yes, finish the tournament" in html(response)
+    assert fresh(paired).status == Status.TOP_CUT
+    response = oc.post(url(paired, "finish/"), {"confirm": "yes"}, **extra)
+    assert fresh(paired).status == Status.FINISHED
+    page = html(oc.get(url(paired)))
+    assert 'hx-confirm="Finish the tournament?' not in page  # finished: no finish button
+    assert 'id="reopen-button"' in page

@@ -72,6 +72,7 @@ def test_an_organizer_runs_an_eight_player_event_with_a_top_4_in_the_browser(
     expect(page.locator("#bracket-panel")).to_contain_text("Final")
     page.locator("#bracket-panel .cut-match.open").first.locator('button[value="2-0"]').click()
     expect(page.locator("#bracket-panel .cut-match.open")).to_have_count(0)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Finish the tournament?"
     page.locator("#finish-button").click()
     expect(page.locator("#standings-title")).to_have_text("Final standings")
     expect(page.locator("#event-meta")).to_contain_text("Finished")

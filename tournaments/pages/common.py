@@ -8,6 +8,7 @@ from typing import Any
 from django.utils import timezone
 
 from tournaments.models import MatchKind, Round, Tournament
+from tournaments.rules import playoff_name
 
 POLL_SECONDS = 3  # issue 4: phones show a change within 5 s
 
@@ -43,3 +44,12 @@ def clock_state(round_: Round | None) -> dict[str, Any] | None:
         "paused": round_.clock_paused_remaining is not None,
         "remaining": int(remaining.total_seconds()),
     }
+
+
+def round_label(round_: Round | None) -> str:
+    """ "Round 4", or for the top cut its name: "Quarterfinals", "Semifinals", "Final"."""
+    if round_ is None:
+        return ""
+    if round_.playoff:
+        return playoff_name(round_.matches.count())
+    return f"Round {round_.number}"

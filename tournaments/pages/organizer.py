@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q
 
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
-from tournaments.pages.bracket import bracket_rounds, winner
+from tournaments.pages.bracket import bracket_rounds, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -173,6 +173,19 @@ def actions(
         or (t.status == Status.TOP_CUT and final),
         "top_cut_choices": [(n, f"Top {n}" if n else "None") for n in TOP_CUT_CHOICES],
     }
+    # After the planned Swiss rounds the next step offered is the top cut, or finishing
+    # when there is none; another Swiss round stays possible, no longer the first choice.
+    plan_done = (
+        is_swiss
+        and t.status == Status.RUNNING
+        and bool(t.planned_rounds)
+        and len(swiss) >= (t.planned_rounds or 0)
+        and missing_now == 0
+    )
+    ctx["plan_done"] = plan_done
+    ctx["next_step"] = ("top_cut" if t.top_cut else "finish") if plan_done else "pair"
+    if plan_done:
+        ctx["pair_label"] = f"Pair round {len(swiss) + 1} (beyond the {t.planned_rounds} planned)"
     if ctx["is_league"] and ctx["can_pair"]:
         ctx["players"] = list(t.players.order_by("id"))
     return ctx
@@ -222,10 +235,12 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
         out.append({"name": playoff_name(len(decorated)), "matches": decorated})
     last = out[-1]["matches"] if out else []
     decided = bool(last) and all(m.winner_seat for m in last)  # type: ignore[attr-defined]
+    final = decided and len(last) == 1
     return {
         "bracket": out,
         "bracket_round_decided": decided,
-        "bracket_final_decided": decided and len(last) == 1,
+        "bracket_final_decided": final,
+        "placings": placings(t) if final else [],
     }
 
 

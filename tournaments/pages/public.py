@@ -27,12 +27,13 @@ from scoring.services import (
     points_stored,
 )
 from tournaments.models import MatchKind, Player, Round, Seat, Tournament
-from tournaments.pages.bracket import bracket_rounds, named_rounds
+from tournaments.pages.bracket import bracket_rounds, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
     current_round,
     missing_results,
+    round_label,
 )
 from tournaments.parsing import ascii_int
 from tournaments.rules import SWISS_SYSTEMS, result_text
@@ -46,6 +47,8 @@ def event_home(t: Tournament) -> dict[str, Any]:
     round_ = current_round(t)
     return {
         "round": round_,
+        "round_label": round_label(round_),
+        "champion": (placings(t) or [None])[0] if t.status in ("top_cut", "finished") else None,
         "clock": clock_state(round_),
         "missing": missing_results(round_) if round_ else 0,
         "players": t.players.count(),
@@ -254,6 +257,7 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
     named = params.get("by") == "name" or bool(query)
     return {
         "round": round_,
+        "round_label": round_label(round_),
         "rows_html": (
             pairings_by_name_html(t, rows, query) if named else pairings_by_table_html(t, tables)
         ),
@@ -409,8 +413,10 @@ def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
     """What the full pairings page adds around its fragment (round picker, search)."""
     number = params.get("round", "")
     query = params.get("q", "").strip()
+    round_ = _round_of(t, number)
     return {
-        "round": _round_of(t, number),
+        "round": round_,
+        "round_label": round_label(round_),
         "rounds": list(t.rounds.values_list("number", flat=True)),
         "by_name": params.get("by") == "name" or bool(query),
         "query": query,
@@ -431,7 +437,11 @@ def event_home_page(t: Tournament) -> dict[str, Any]:
 
 def bracket(t: Tournament) -> dict[str, Any]:
     """The top cut as played so far, round by round, with each match's winner."""
-    return {"rounds": named_rounds(bracket_rounds(t)), "poll": POLL_SECONDS}
+    return {
+        "rounds": named_rounds(bracket_rounds(t)),
+        "placings": placings(t),
+        "poll": POLL_SECONDS,
+    }
 
 
 def projector(t: Tournament) -> dict[str, Any]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.models import Standing
-from tournaments.models import AuditAction, Round, Seat, Status, Tournament
+from tournaments.models import AuditAction, Round, Status, Tournament
+from tournaments.pages.bracket import played_bracket
 from tournaments.pages.common import current_round, missing_results
-from tournaments.pairing.bracket import BracketMatch, bracket_of, next_round, seed_top_cut
+from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
@@ -54,39 +55,6 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
             after={"round": round_.number, "seeds": [s.player.external_id for s in ranked]},
         )
     return round_
-
-
-def played_bracket(t: Tournament) -> tuple[tuple[BracketMatch, ...], ...]:
-    """The playoff rounds as the pure bracket sees them (winners where decided)."""
-    rounds: dict[int, dict[int, list[tuple[int, str, int | None, bool]]]] = {}
-    for number, match_id, reported, position, ext, games in (
-        Seat.objects.filter(round__tournament=t, round__playoff=True)
-        .order_by("round__number", "match__table", "match_id", "position")
-        .values_list(
-            "round__number", "match_id", "match__reported", "position",
-            "player__external_id", "games_won",
-        )
-    ):  # fmt: skip
-        rounds.setdefault(number, {}).setdefault(match_id, []).append(
-            (position, ext, games, reported)
-        )
-    played = []
-    for matches in rounds.values():
-        played.append([_bracket_entry(seats) for seats in matches.values()])
-    if not played:
-        return ()
-    # The first round's size says the cut's size (an imported event may not carry it).
-    return bracket_of(2 * len(played[0]), played)
-
-
-def _bracket_entry(
-    seats: list[tuple[int, str, int | None, bool]],
-) -> tuple[str, str, str | None]:
-    (_, high, high_games, reported), (_, low, low_games, _) = seats
-    winner = None
-    if reported and (high_games or 0) != (low_games or 0):
-        winner = high if (high_games or 0) > (low_games or 0) else low
-    return high, low, winner
 
 
 def pair_playoff_round(t: Tournament, last: Round) -> Round:

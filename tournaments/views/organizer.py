@@ -311,6 +311,10 @@ def top_cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @manager_required
 @require_POST
 def finish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Finishing locks results and drops, so it is confirmed first: by the browser's
+    dialog with HTMX (the button sends confirm=yes), by a page of its own without it."""
+    if request.POST.get("confirm") != "yes":
+        return render(request, T + "finish_confirm.html", {"tournament": tournament})
     try:
         services.finish(tournament=tournament, by=request.user)
     except ServiceError as exc:
