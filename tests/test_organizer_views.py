@@ -15,7 +15,16 @@ from django.test import Client
 
 from scoring.services import standings_document
 from tournaments import services
-from tournaments.models import Match, MatchKind, Player, Round, Status, System, Tournament
+from tournaments.models import (
+    AuditEntry,
+    Match,
+    MatchKind,
+    Player,
+    Round,
+    Status,
+    System,
+    Tournament,
+)
 from tournaments.pages.common import current_round
 
 pytestmark = pytest.mark.django_db
@@ -896,3 +905,64 @@ def test_finishing_asks_for_confirmation_first(
     page = html(oc.get(url(paired)))
     assert 'hx-confirm="Finish the tournament?' not in page  # finished: no finish button
     assert 'id="reopen-button"' in page
+
+
+@pytest.mark.parametrize("extra", [{}, HX])
+def test_a_player_entered_twice_is_removed_before_round_one_and_audited(
+    oc: Client, event: Tournament, extra: dict[str, str]
+) -> None:
+    services.register_players(tournament=event, names=["Zed Twice"], allow_duplicates=True)
+    extra_player = Player.objects.get(tournament=event, name="Zed Twice")
+    page = html(oc.get(url(event)))
+    assert f"/players/{extra_player.pk}/remove/" in page
+    response = oc.post(url(event, f"players/{extra_player.pk}/remove/"), **extra)
+    assert response.status_code == (200 if extra else 302)
+    assert not Player.objects.filter(pk=extra_player.pk).exists()
+    assert AuditEntry.objects.filter(tournament=event, action="remove").count() == 1
+
+
+def test_a_paired_player_cannot_be_removed_only_dropped(oc: Client, paired: Tournament) -> None:
+    player = Player.objects.filter(tournament=paired).first()
+    assert player is not None
+    assert f"/players/{player.pk}/remove/" not in html(oc.get(url(paired)))
+    response = oc.post(url(paired, f"players/{player.pk}/remove/"), **HX)
+    assert response.status_code == 422 and "drop them instead" in html(response)
+    assert Player.objects.filter(pk=player.pk).exists()
+
+
+@pytest.mark.parametrize("extra", [{}, HX])
+def test_a_name_already_registered_asks_before_adding_it_again(
+    oc: Client, event: Tournament, extra: dict[str, str]
+) -> None:
+    response = oc.post(url(event, "players/add/"), {"name": "player 3"}, **extra)
+    assert response.status_code == 422 and "Already registered: player 3" in html(response)
+    assert 'id="add-anyway"' in html(response)
+    assert Player.objects.filter(tournament=event).count() == 8
+    response = oc.post(
+        url(event, "players/add/"), {"name": "player 3", "allow_duplicates": "yes"}, **extra
+    )
+    assert response.status_code == (200 if extra else 302)
+    assert Player.objects.filter(tournament=event).count() == 9
+
+
+def test_a_pasted_list_with_a_name_twice_is_refused_until_confirmed(
+    oc: Client, event: Tournament
+) -> None:
+    response = oc.post(url(event, "players/paste/"), {"names": "Ann\nBob\nann"}, **HX)
+    assert response.status_code == 422 and "Already registered: ann" in html(response)
+    response = oc.post(
+        url(event, "players/paste/"), {"names": "Ann\nBob\nann", "allow_duplicates": "yes"}, **HX
+    )
+    assert response.status_code == 200
+    assert Player.objects.filter(tournament=event).count() == 11
+
+
+def test_a_late_entry_into_a_fully_paired_round_robin_is_refused_saying_why(
+    oc: Client, owner: User
+) -> None:
+    pod = services.create_tournament(name="Pod", system="pod", owner=owner, seed=1)
+    services.register_players(tournament=pod, names=[f"Drafter {k}" for k in range(1, 8)])
+    services.pair_next_round(tournament=pod)
+    response = oc.post(url(pod, "players/add/"), {"name": "Latecomer"}, **HX)
+    assert response.status_code == 422 and "would never be paired" in html(response)
+    assert not Player.objects.filter(tournament=pod, name="Latecomer").exists()

@@ -80,7 +80,8 @@ CASES = [(p.name, role) for p in endpoints() for role in ROLES]
 def test_the_matrix_covers_every_endpoint() -> None:
     names = {p.name for p in endpoints()}
     assert names == set(POSTS) | READ_ONLY | {
-        "manage_drop_player", "manage_readmit_player", "manage_pair", "manage_undo",
+        "manage_drop_player", "manage_readmit_player", "manage_remove_player", "manage_pair",
+        "manage_undo",
         "manage_finish", "manage_reopen",
     }  # fmt: skip
     assert len(CASES) == 4 * len(names)

@@ -169,6 +169,7 @@ class AuditAction(models.TextChoices):
     RESULT = "result", "Result"
     GAME = "game", "League table"
     REGISTER = "register", "Registration"
+    REMOVE = "remove", "Removal"
     RENAME = "rename", "Rename"
     DROP = "drop", "Drop"
     READMIT = "readmit", "Re-admit"

@@ -11,6 +11,7 @@ urlpatterns = [
     path("players/paste/", organizer.paste_players, name="manage_paste_players"),
     path("players/<int:pk>/rename/", organizer.rename_player, name="manage_rename_player"),
     path("players/<int:pk>/drop/", organizer.drop_player, name="manage_drop_player"),
+    path("players/<int:pk>/remove/", organizer.remove_player, name="manage_remove_player"),
     path("players/<int:pk>/readmit/", organizer.readmit_player, name="manage_readmit_player"),
     path("pair/", organizer.pair, name="manage_pair"),
     path("undo/", organizer.undo, name="manage_undo"),

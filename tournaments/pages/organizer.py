@@ -298,5 +298,9 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         **clock_panel(t, rounds[-1] if rounds else None),
     }
     ctx["players"] = players
+    # Players never paired may be removed outright (entered twice by mistake).
+    ctx["paired_ids"] = set(
+        Seat.objects.filter(round__tournament=t).values_list("player_id", flat=True).distinct()
+    )
     ctx["last_round"] = rounds[-1] if rounds else None
     return ctx

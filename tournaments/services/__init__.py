@@ -25,9 +25,11 @@ from tournaments.services.lifecycle import (
     update_plan,
 )
 from tournaments.services.players import (
+    DuplicateNames,
     drop_player,
     readmit_player,
     register_players,
+    remove_player,
     rename_player,
 )
 from tournaments.services.playoff import start_top_cut
@@ -38,6 +40,7 @@ from tournaments.services.staff import add_staff, remove_staff
 from tournaments.services.writing import ServiceError, lock, writing
 
 __all__ = [
+    "DuplicateNames",
     "ServiceError",
     "add_clock_minutes",
     "add_staff",
@@ -55,6 +58,7 @@ __all__ = [
     "record_game",
     "record_result",
     "register_players",
+    "remove_player",
     "remove_staff",
     "rename_player",
     "reopen",

@@ -13,8 +13,27 @@ from tournaments.services.writing import ServiceError, writing
 MAX_NAME = 200  # Player.name's max_length
 
 
-def register_players(*, tournament: Any, names: Sequence[str], by: Any = None) -> list[Player]:
-    """Add players (a late entry when rounds were already played: they start at 0)."""
+class DuplicateNames(ServiceError):
+    """Names already registered: the caller asks, then registers with `allow_duplicates`."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        listed = ", ".join(names)
+        super().__init__(
+            f"Already registered: {listed}. Add {'them' if len(names) > 1 else 'it'} again "
+            "only for a different person with the same name."
+        )
+
+
+def register_players(
+    *, tournament: Any, names: Sequence[str], allow_duplicates: bool = False, by: Any = None
+) -> list[Player]:
+    """Add players (a late entry when rounds were already played: they start at 0).
+
+    A name already registered (or given twice) is refused with DuplicateNames unless
+    `allow_duplicates`: two people may share a name, but it is usually a typo twice.
+    A round-robin pod takes no late entry: its whole schedule was paired at once.
+    """
     cleaned = [n.strip() for n in names if n.strip()]
     if not cleaned:
         raise ServiceError("Give at least one player name.")
@@ -23,6 +42,22 @@ def register_players(*, tournament: Any, names: Sequence[str], by: Any = None) -
             raise ServiceError(f"Line {line}: the name is longer than {MAX_NAME} characters.")
     with writing(tournament, by=by) as w:
         t = w.tournament
+        if t.system == "pod" and t.rounds.exists():
+            raise ServiceError(
+                "The pod's round robin is already paired, all rounds at once: a late entry "
+                "would never be paired. Undo the pairing (before any result) to add players."
+            )
+        if not allow_duplicates:
+            known = {n.casefold() for n in t.players.values_list("name", flat=True)}
+            seen: set[str] = set()
+            twice = []
+            for name in cleaned:
+                key = name.casefold()
+                if key in known or key in seen:
+                    twice.append(name)
+                seen.add(key)
+            if twice:
+                raise DuplicateNames(twice)
         taken = set(t.players.values_list("external_id", flat=True))
         players = []
         n = len(taken)
@@ -86,3 +121,19 @@ def readmit_player(*, player: Player, by: Any = None) -> Player:
             before={"dropped_after_round": before},
         )
     return player
+
+
+def remove_player(*, player: Player, by: Any = None) -> str:
+    """Remove a player entered by mistake, while they have never been paired."""
+    with writing(player.tournament_id, by=by) as w:
+        found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
+        if found is None:
+            raise ServiceError("That player is not in this event.")
+        if found.seats.exists():
+            raise ServiceError(
+                f"{found.name} has been paired already: drop them instead (their results stay)."
+            )
+        found.delete()
+        w.changed()
+        w.audit(AuditAction.REMOVE, f"Removed {found.name} (never paired)", before=found.name)
+    return found.name

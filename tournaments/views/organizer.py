@@ -170,8 +170,16 @@ def add_player(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         return players_response(request, tournament, error=first_error(form), status=422)
     try:
         services.register_players(
-            tournament=tournament, names=[form.cleaned_data["name"]], by=request.user
+            tournament=tournament,
+            names=[form.cleaned_data["name"]],
+            allow_duplicates=request.POST.get("allow_duplicates") == "yes",
+            by=request.user,
         )
+    except services.DuplicateNames as exc:
+        return players_response(
+            request, tournament, error=str(exc), status=422,
+            duplicates={"field": "name", "value": form.cleaned_data["name"]},
+        )  # fmt: skip
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
     late = " (late entry, starts at 0 points)" if tournament.rounds.exists() else ""
@@ -188,8 +196,16 @@ def paste_players(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     try:
         added = services.register_players(
-            tournament=tournament, names=form.cleaned_data["names"], by=request.user
+            tournament=tournament,
+            names=form.cleaned_data["names"],
+            allow_duplicates=request.POST.get("allow_duplicates") == "yes",
+            by=request.user,
         )
+    except services.DuplicateNames as exc:
+        return players_response(
+            request, tournament, error=str(exc), status=422, paste_form=form,
+            duplicates={"field": "names", "value": "\n".join(form.cleaned_data["names"])},
+        )  # fmt: skip
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422, paste_form=form)
     return players_response(request, tournament, notice=f"Added {len(added)} players.")
@@ -197,6 +213,16 @@ def paste_players(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 def player_of(tournament: Tournament, pk: int) -> Player:
     return get_object_or_404(Player, pk=pk, tournament=tournament)
+
+
+@manager_required
+@require_POST
+def remove_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
+    try:
+        name = services.remove_player(player=player_of(tournament, pk), by=request.user)
+    except ServiceError as exc:
+        return players_response(request, tournament, error=str(exc), status=422)
+    return players_response(request, tournament, notice=f"Removed {name}.")
 
 
 @manager_required
