@@ -353,3 +353,38 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
         assert found is not None
         frozen += found.frozen
     assert 0 < frozen < len(players)  # both frozen and Day 2 players are covered
+
+
+def test_pairings_show_the_points_each_player_had_when_the_round_was_paired(
+    client: Client,
+) -> None:
+    from tournaments import services
+    from tournaments.models import Match
+
+    t = services.create_tournament(name="Points Then", seed=4)
+    services.register_players(tournament=t, names=[f"P{k}" for k in range(1, 9)])
+    services.pair_next_round(tournament=t)
+    for m in Match.objects.filter(round__tournament=t, round__number=1):
+        services.record_result(match=m, wins=(2, 0))
+    round_one = client.get(f"/t/{t.slug}/pairings/?round=1").content.decode()
+    assert round_one.count("<small>(0)</small>") == 8  # paired at 0 points, results or not
+    services.pair_next_round(tournament=t)
+    round_two = client.get(f"/t/{t.slug}/pairings/?round=2").content.decode()
+    assert round_two.count("<small>(3)</small>") == 4 and round_two.count("<small>(0)</small>") == 4
+
+
+def test_an_imported_event_shows_the_points_before_each_round_in_its_pairings(
+    client: Client, small_doc: dict
+) -> None:
+    import copy
+
+    from tournaments.models import Seat
+
+    t = import_document(copy.deepcopy(small_doc))
+    # p1 won round 1 (2-1 over p2): round 2's pairing shows 3 points for p1, round 1's 0.
+    seats = dict(
+        Seat.objects.filter(round__tournament=t, player__external_id="p1").values_list(
+            "round__number", "points_at_pairing"
+        )
+    )
+    assert (seats[1], seats[2]) == (0, 3)

@@ -149,6 +149,9 @@ class Seat(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     absent = models.BooleanField(default=False)
+    # The player's points when the round was paired, as the pairings show them (the
+    # standings move on; a pairing sheet should not). None: not known (a pod's schedule).
+    points_at_pairing = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
 
     class Meta:
         ordering = ["match_id", "position"]

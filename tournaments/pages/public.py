@@ -138,17 +138,13 @@ def round_tables(round_: Round) -> list[dict[str, Any]]:
 
     Plain tuples from values_list: model instances for a 2,048-player round cost ~3x more.
     """
-    points = dict(
-        Standing.objects.filter(tournament_id=round_.tournament_id).values_list(
-            "player_id", "points"
-        )
-    )
     seats: dict[int, list[_Seat]] = {}
-    for match_id, player_id, position, games_won, place, absent, name, ext in (
+    # Points as they were when the round was paired (Seat.points_at_pairing), not now.
+    for match_id, player_id, position, games_won, place, absent, name, ext, points in (
         Seat.objects.filter(round=round_)
         .order_by("match_id", "position")
         .values_list("match_id", "player_id", "position", "games_won", "place", "absent",
-                     "player__name", "player__external_id")
+                     "player__name", "player__external_id", "points_at_pairing")
     ):  # fmt: skip
         seats.setdefault(match_id, []).append(
             _Seat(
@@ -158,7 +154,7 @@ def round_tables(round_: Round) -> list[dict[str, Any]]:
                 games_won,
                 place,
                 absent,
-                points.get(player_id),
+                points,
             )
         )
     tables = []

@@ -13,6 +13,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from scoring.engine import compute_standings
+from scoring.engine.document import event_from_document
+from scoring.services import points_stored
 from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
@@ -152,10 +155,28 @@ def _write_rows(tournament: Tournament, doc: dict[str, Any]) -> None:
     Match.objects.bulk_create(match_rows)
     seats: list[Seat] = []
     it = iter(match_rows)
+    before = _points_before_each_round(doc)
     for rnd, row in zip(rounds, round_rows, strict=True):
+        points = before.get(rnd["number"], {})
         for m in rnd.get("matches", []):
-            seats.extend(_seat_rows(next(it), row, m, by_id))
+            for seat in _seat_rows(next(it), row, m, by_id):
+                seat.points_at_pairing = points.get(seat.player.external_id)
+                seats.append(seat)
     Seat.objects.bulk_create(seats, batch_size=2000)
+
+
+def _points_before_each_round(doc: dict[str, Any]) -> dict[int, dict[str, Decimal]]:
+    """Per round number, each player's points after the rounds before it: what the
+    pairings show (Seat.points_at_pairing). A pod's rounds were paired all at once, so
+    its points at pairing are not known."""
+    if doc["system"] == "pod":
+        return {}
+    event = event_from_document(doc)
+    out: dict[int, dict[str, Decimal]] = {}
+    for number in sorted({r["number"] for r in doc.get("rounds", [])}):
+        standings = compute_standings(event, after_round=number - 1)
+        out[number] = {row.player: points_stored(row.points) for row in standings.rows}
+    return out
 
 
 def _match_row(round_row: Round, m: dict[str, Any], system: str) -> Match:

@@ -172,6 +172,7 @@ def _pair_pod(t: Tournament) -> Round:
             number=number,
             tables=[[by_ext[a], by_ext[b]] for a, b in rr.pairs],
             byes=[by_ext[rr.bye]] if rr.bye else [],
+            with_points=False,  # every round is paired now: points then are not known
         )
         first = first or round_
     assert first is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from scoring.models import Standing
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
 
 
@@ -23,6 +24,7 @@ def create_round(
     playoff: bool = False,
     kind: str = MatchKind.PLAYED,
     phase: int | None = None,
+    with_points: bool = True,
 ) -> Round:
     """A paired round's rows: the tables in order, then a bye "table" for each bye.
 
@@ -42,8 +44,20 @@ def create_round(
         for k in range(1, len(groups) + 1)
     ]
     Match.objects.bulk_create(matches)
+    # The stored standings are those before this round: the points it is paired on.
+    points = (
+        dict(Standing.objects.filter(tournament=tournament).values_list("player_id", "points"))
+        if with_points
+        else {}
+    )
     seats = [
-        Seat(match=match, round=round_, player=player, position=k)
+        Seat(
+            match=match,
+            round=round_,
+            player=player,
+            position=k,
+            points_at_pairing=points.get(player.pk),
+        )
         for match, group in zip(matches, groups, strict=True)
         for k, player in enumerate(group)
     ]
