@@ -377,15 +377,14 @@ def _store_all(
     return rows
 
 
-# Under these systems a result changes the values of its own players and their
+# Under the Swiss systems a result changes the values of its own players and their
 # opponents only (MW%/GW% of the two, hence OMW%/OGW% of whoever met them); ranks move
 # for anyone. pod and league reach further (WRR, "most recently ahead"): compare all.
-_LOCAL_SYSTEMS = SWISS_SYSTEMS
 
 
 def _touched(snapshot: _Snapshot, changed: Iterable[int]) -> set[str] | None:
     """Players whose tiebreak values a change to these matches can alter; None = anyone."""
-    if snapshot.event.system not in _LOCAL_SYSTEMS:
+    if snapshot.event.system not in SWISS_SYSTEMS:
         return None
     if snapshot.opponents is None:
         opponents: dict[str, set[str]] = defaultdict(set)
@@ -535,7 +534,7 @@ def explanation(
     event in full each time would cost more than the page. pod and league events are
     small, and their values reach further (WRR), so they are read in full.
     """
-    if tournament.system in _LOCAL_SYSTEMS:
+    if tournament.system in SWISS_SYSTEMS:
         event = neighbourhood_record(tournament, hood or neighbourhood(tournament, player))
     else:
         event = event_record(tournament)

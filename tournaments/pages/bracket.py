@@ -52,6 +52,13 @@ def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
     return ordered
 
 
+def bracket_state(rounds: list[list[dict[str, Any]]]) -> tuple[bool, bool]:
+    """(the last playoff round is decided, that round is the decided final)."""
+    last = rounds[-1] if rounds else []
+    decided = bool(last) and all(entry["winner"] for entry in last)
+    return decided, decided and len(last) == 1
+
+
 def named_rounds(rounds: list[list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]]]]:
     return [(playoff_name(len(r)), r) for r in rounds]
 

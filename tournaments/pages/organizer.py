@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q
 
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
-from tournaments.pages.bracket import bracket_rounds, placings, winner
+from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -140,10 +140,7 @@ def actions(
     is_swiss = t.system in SWISS_SYSTEMS
     decided = final = False
     if t.status == Status.TOP_CUT:
-        bracket = bracket_rounds(t) if bracket is None else bracket
-        final_round = bracket[-1] if bracket else []
-        decided = bool(final_round) and all(e["winner"] for e in final_round)
-        final = decided and len(final_round) == 1
+        decided, final = bracket_state(bracket_rounds(t) if bracket is None else bracket)
     ctx: dict[str, Any] = {
         "active_count": active,
         "last_round": {"number": last[0]} if last else None,
@@ -233,9 +230,7 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
                 seat.seed = seed  # type: ignore[attr-defined]
             decorated.append(decorate(m, t.best_of))
         out.append({"name": playoff_name(len(decorated)), "matches": decorated})
-    last = out[-1]["matches"] if out else []
-    decided = bool(last) and all(m.winner_seat for m in last)  # type: ignore[attr-defined]
-    final = decided and len(last) == 1
+    decided, final = bracket_state(rounds)
     return {
         "bracket": out,
         "bracket_round_decided": decided,

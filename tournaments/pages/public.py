@@ -246,7 +246,7 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
     """The pairings fragment for `params` (round, by=name, q), as phones poll it."""
     number = params.get("round", "")
     query = params.get("q", "").strip()
-    round_ = _round_of(t, number)
+    round_ = round_of(t, number)
     tables = round_tables(round_) if round_ else []
     rows = pairing_rows(tables)
     found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
@@ -409,7 +409,7 @@ def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
     """What the full pairings page adds around its fragment (round picker, search)."""
     number = params.get("round", "")
     query = params.get("q", "").strip()
-    round_ = _round_of(t, number)
+    round_ = round_of(t, number)
     return {
         "round": round_,
         "round_label": round_label(round_),
@@ -419,7 +419,7 @@ def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
     }
 
 
-def _round_of(t: Tournament, number: str) -> Round | None:
+def round_of(t: Tournament, number: str) -> Round | None:
     """The round the URL names (views refuse a malformed number first), else the current."""
     wanted = ascii_int(number)
     if wanted is not None:

@@ -97,8 +97,12 @@ def pair_next_round(
     return round_
 
 
-def _opponents(history: dict[int, dict[str, Any]], ext: dict[int, str], pk: int) -> tuple[str, ...]:
-    return tuple(ext[o] for o in history.get(pk, {}).get("opponents", []))
+def _met(t: Tournament) -> tuple[dict[int, tuple[str, ...]], set[int]]:
+    """Per player pk, the ids of everyone they met (Swiss rounds); and who had a bye."""
+    history = _history(t)
+    ext = dict(t.players.values_list("pk", "external_id"))
+    opponents = {pk: tuple(ext[o] for o in info["opponents"]) for pk, info in history.items()}
+    return opponents, {pk for pk, info in history.items() if info["bye"]}
 
 
 def _pair_swiss(t: Tournament, last: Round | None) -> Round:
@@ -107,16 +111,15 @@ def _pair_swiss(t: Tournament, last: Round | None) -> Round:
         raise ServiceError("At least two active players are needed to pair a round.")
     number = (last.number if last else 0) + 1
     by_ext = {p.external_id: p for p in players}
-    history = _history(t)
-    ext = dict(t.players.values_list("pk", "external_id"))
+    opponents, had_bye = _met(t)
     points = _phase_points(t)
     pairing = pair_swiss(
         [
             SwissPlayer(
                 id=p.external_id,
                 points=points.get(p.pk, 0),
-                opponents=_opponents(history, ext, p.pk),
-                had_bye=bool(history.get(p.pk, {}).get("bye")),
+                opponents=opponents.get(p.pk, ()),
+                had_bye=p.pk in had_bye,
             )
             for p in players
         ],
@@ -141,10 +144,9 @@ def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) 
         raise ServiceError("A league table needs at least three active players.")
     number = (last.number if last else 0) + 1
     by_ext = {p.external_id: p for p in players}
-    history = _history(t)
-    ext = dict(t.players.values_list("pk", "external_id"))
+    opponents, _byes = _met(t)
     seating = seat_tables(
-        [TablePlayer(id=p.external_id, opponents=_opponents(history, ext, p.pk)) for p in players],
+        [TablePlayer(id=p.external_id, opponents=opponents.get(p.pk, ())) for p in players],
         round_rng(t, number),
     )
     return create_round(

@@ -212,11 +212,9 @@ def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """A round's pairings (?round=N, else the current round), one line per player."""
     t = get_object_or_404(Tournament, slug=slug)
     number = request.GET.get("round", "")
-    wanted = ascii_int(number) if number else None
-    if number and wanted is None:
+    if number and ascii_int(number) is None:
         raise Http404("No such round")
-    rounds = t.rounds.order_by("-number")
-    round_ = rounds.filter(number=wanted).first() if wanted is not None else rounds.first()
+    round_ = pages.round_of(t, number)
     if round_ is None:
         raise Http404("No such round")
     return _csv_response(
