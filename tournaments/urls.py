@@ -13,6 +13,8 @@ urlpatterns = [
     path("", public.home, name="home"),
     path("healthz", public.healthz, name="healthz"),
     path("t/<slug:slug>/", public.event_home, name="event_home"),
+    # The public JSON API (standings.json, pairings.json, players/<id>.json).
+    path("t/<slug:slug>/", include("tournaments.urls_api")),
     path("t/<slug:slug>/standings/", public.standings, name="standings"),
     path("t/<slug:slug>/standings.csv", public.standings_csv, name="standings_csv"),
     path("t/<slug:slug>/pairings.csv", public.pairings_csv, name="pairings_csv"),
@@ -22,10 +24,13 @@ urlpatterns = [
     path("t/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("t/<slug:slug>/projector/", public.projector, name="projector"),
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),
+    path("t/<slug:slug>/manage/print/", include("tournaments.urls_print")),
+    path("t/<slug:slug>/manage/corrections/", include("tournaments.urls_corrections")),
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),
     path("manage/", include("tournaments.urls_manage")),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", include("tournaments.urls_accounts")),
     path(
         "accounts/password_change/",
         auth_views.PasswordChangeView.as_view(),
