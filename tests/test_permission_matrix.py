@@ -22,6 +22,7 @@ POSTS: dict[str, dict[str, str]] = {
     "manage_paste_players": {"names": "Pat\nQuinn"},
     "manage_rename_player": {"name": "Renamed"},
     "manage_result": {"result": "2-0"},
+    "manage_quick": {"entry": "1 2-0"},
     "manage_game": {},
     "manage_cut": {"mode": "top", "value": "4"},
     "manage_top_cut": {"size": "4"},
@@ -29,7 +30,10 @@ POSTS: dict[str, dict[str, str]] = {
     "manage_plan": {"planned_rounds": "4", "top_cut": "0"},
     "manage_staff": {"username": "someone"},
 }
-READ_ONLY = {"manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup"}
+READ_ONLY = {
+    "manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup",
+    "manage_jump", "manage_match", "manage_match_row",
+}  # fmt: skip
 ROLES = ["owner", "staff", "stranger", "anonymous"]
 
 

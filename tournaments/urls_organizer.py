@@ -7,6 +7,10 @@ from tournaments.views import event_tools, organizer
 urlpatterns = [
     path("", organizer.event, name="manage_event"),
     path("rounds/<int:number>/", organizer.round_view, name="manage_round"),
+    path("rounds/<int:number>/quick/", organizer.quick_entry, name="manage_quick"),
+    path("rounds/<int:number>/table/", organizer.jump_to_table, name="manage_jump"),
+    path("matches/<int:pk>/", organizer.match_view, name="manage_match"),
+    path("matches/<int:pk>/row/", organizer.match_row_view, name="manage_match_row"),
     path("players/add/", organizer.add_player, name="manage_add_player"),
     path("players/paste/", organizer.paste_players, name="manage_paste_players"),
     path("players/<int:pk>/rename/", organizer.rename_player, name="manage_rename_player"),

@@ -14,6 +14,7 @@ from django.db.models import Count, Prefetch, Q
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
+from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
     MTR_ROUNDS_SHOWN,
@@ -275,6 +276,7 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     rounds = list(t.rounds.order_by("number"))
     swiss = [r for r in rounds if not r.playoff]
     viewed = pick_round(t, swiss, round_number)
+    is_league = t.system == System.LEAGUE
     summary = round_summary(t)
     bracket = bracket_rounds(t) if any(r.playoff for r in rounds) else []
     ctx: dict[str, Any] = {
@@ -283,7 +285,9 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         "late_entry": bool(rounds),
         "swiss_rounds": swiss,
         "viewed": viewed,
-        "matches": round_matches(viewed, t.best_of) if viewed else [],
+        # League tables keep their own form per game; two-player rounds are compact rows.
+        "matches": round_matches(viewed, t.best_of) if viewed and is_league else [],
+        **(round_screen(t, viewed, Filters()) if viewed is not None and not is_league else {}),
         "later_rounds": [
             r.number for r in swiss if viewed is not None and r.number > viewed.number
         ],
@@ -299,3 +303,18 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     )
     ctx["last_round"] = rounds[-1] if rounds else None
     return ctx
+
+
+def round_page(t: Tournament, viewed: Round) -> dict[str, Any]:
+    """The round screen around its rows: the round tabs, the event's actions and status."""
+    swiss = list(t.rounds.filter(playoff=False).order_by("number"))
+    is_league = t.system == System.LEAGUE
+    return {
+        "tournament": t,
+        "swiss_rounds": swiss,
+        "viewed": viewed,
+        "round_screen": True,
+        "later_rounds": [r.number for r in swiss if r.number > viewed.number],
+        "matches": round_matches(viewed, t.best_of) if is_league else [],
+        **actions(t, round_summary(t)),
+    }

@@ -33,8 +33,10 @@ from tournaments.forms import (
 from tournaments.models import Match, MatchKind, Player, Round, Tournament
 from tournaments.pages import organizer as pages
 from tournaments.pages import public as public_pages
-from tournaments.parsing import ascii_int
+from tournaments.pages import round_screen as round_pages
+from tournaments.parsing import QuickEntryError, ascii_int, parse_quick_entry
 from tournaments.permissions import manager_required
+from tournaments.rules import QUICK_RESULTS, result_text
 from tournaments.services import ServiceError
 from tournaments.services.results import MatchNotFound
 
@@ -126,13 +128,181 @@ def event(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return render_board(request, tournament)
 
 
+def round_filters(request: HttpRequest) -> round_pages.Filters:
+    return round_pages.Filters(
+        missing=request.GET.get("missing") == "1",
+        find=" ".join(request.GET.get("find", "").split())[:100],
+    )
+
+
+def round_context(
+    tournament: Tournament, number: int, filters: round_pages.Filters, **extra: Any
+) -> dict[str, Any]:
+    t = Tournament.objects.get(pk=tournament.pk)
+    viewed = get_object_or_404(Round, tournament=t, number=number, playoff=False)
+    ctx = pages.round_page(t, viewed)
+    ctx.update(
+        cut_form=CutForm(),
+        top_cut_form=TopCutForm(initial={"size": t.top_cut or 8}),
+        quick_value="",
+        **({} if ctx["is_league"] else round_pages.round_screen(t, viewed, filters)),
+    )
+    ctx.update(extra)
+    return ctx
+
+
 @manager_required
 @require_GET
 def round_view(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    get_object_or_404(Round, tournament=tournament, number=number, playoff=False)
-    ctx = board_context(tournament, round_number=number)
-    template = T + ("_rounds.html" if request.htmx else "event.html")
+    """The round screen: one compact row per table, quick entry by keyboard, the missing
+    results only, a player found by name."""
+    ctx = round_context(tournament, number, round_filters(request))
+    template = T + ("_rounds.html" if request.htmx else "round.html")
     return render(request, template, ctx)
+
+
+def quick_response(
+    request: HttpRequest,
+    tournament: Tournament,
+    number: int,
+    *,
+    value: str,
+    error: str = "",
+    match: Match | None = None,
+    saved: str = "",
+) -> HttpResponse:
+    status = 422 if error else 200
+    filters = round_filters(request)
+    if not request.htmx:
+        if error:
+            ctx = round_context(tournament, number, filters, quick_error=error, quick_value=value)
+            return render(request, T + "round.html", ctx, status=status)
+        messages.success(request, saved)
+        url = reverse("manage_round", args=[tournament.slug, number])
+        query = filters.query
+        return redirect(f"{url}{'?' + query if query else ''}#match-{match.pk if match else ''}")
+    ctx: dict[str, Any] = {
+        "tournament": tournament,
+        "viewed": {"number": number},
+        "quick_error": error,
+        "quick_value": value,
+        "quick_saved": saved,
+        "oob": True,
+    }
+    if match is not None and not error:
+        ctx["row_html"] = round_pages.one_row_html(tournament, match.pk, oob=True)
+        ctx.update(pages.after_result(tournament, match))
+        if ctx.get("actions_changed"):
+            ctx.update(
+                cut_form=CutForm(),
+                top_cut_form=TopCutForm(initial={"size": tournament.top_cut or 8}),
+            )
+    return render(request, T + "_quick_response.html", ctx, status=status)
+
+
+@manager_required
+@require_POST
+def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The keyboard's way in: "12 2-1" then Enter records table 12's result."""
+    value = request.POST.get("entry", "")[:100]
+    round_ = get_object_or_404(Round, tournament=tournament, number=number, playoff=False)
+    try:
+        entry = parse_quick_entry(value)
+    except QuickEntryError as exc:
+        return quick_response(request, tournament, number, value=value, error=str(exc))
+    match = round_pages.match_at_table(round_, entry.table)
+    if match is None:
+        error = f"Round {number} has no table {entry.table}."
+        return quick_response(request, tournament, number, value=value, error=error)
+    wins = entry.wins
+    draws = entry.draws
+    if entry.draw:
+        # "d" is the draw the round screen's buttons offer for this best-of.
+        draw = next(v for label, v in QUICK_RESULTS[tournament.best_of] if label.startswith("Draw"))
+        a, b, draws = (int(x) for x in draw.split("-"))
+        wins = (a, b)
+    try:
+        match = services.record_result(
+            match=match.pk,
+            tournament=tournament,
+            wins=wins,
+            draws=draws,
+            double_loss=entry.double_loss,
+            by=request.user,
+        )
+    except ServiceError as exc:
+        return quick_response(
+            request, tournament, number, value=value, error=f"Table {entry.table}: {exc}"
+        )
+    seats = match.seat_list  # type: ignore[attr-defined]
+    names = [s.player.name for s in seats]
+    if wins is None:
+        saved = f"Table {entry.table}: result cleared."
+    elif entry.double_loss:
+        saved = f"Table {entry.table}: double loss for {' and '.join(names)}."
+    else:
+        score = result_text(match, seats)
+        saved = (
+            f"Table {entry.table}: {names[0]} {score} {names[1] if len(names) > 1 else ''}".strip()
+        )
+    return quick_response(request, tournament, number, value="", match=match, saved=saved)
+
+
+@manager_required
+@require_GET
+def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """Jump to a table: its result form, opened in place (HTMX) or on its own screen."""
+    round_ = get_object_or_404(Round, tournament=tournament, number=number, playoff=False)
+    table = ascii_int(request.GET.get("table", "").strip())
+    match = round_pages.match_at_table(round_, table) if table else None
+    if match is None:
+        error = f"Round {number} has no table {table}." if table else "Type a table number."
+        if request.htmx:
+            ctx = {"jump_error": error, "jump_value": request.GET.get("table", "")[:20]}
+            return render(
+                request,
+                T + "_jump.html",
+                {**ctx, "tournament": tournament, "viewed": round_},
+                status=422,
+            )
+        ctx = round_context(tournament, number, round_filters(request), jump_error=error)
+        return render(request, T + "round.html", ctx, status=422)
+    if not request.htmx:
+        return redirect("manage_match", slug=tournament.slug, pk=match.pk)
+    ctx = {
+        **match_context(tournament, match.pk),
+        "viewed": round_,
+        "jump_found": table,
+        "oob": True,
+    }
+    return render(request, T + "_jump.html", ctx)
+
+
+def match_context(tournament: Tournament, pk: int, **extra: Any) -> dict[str, Any]:
+    match = pages.match_row(tournament, pk)
+    return {"tournament": tournament, "match": match, "m": match, **extra}
+
+
+@manager_required
+@require_GET
+def match_view(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
+    """One match's result form: in place of its row (HTMX), or a screen of its own."""
+    match_of(tournament, pk)
+    ctx = match_context(tournament, pk)
+    if request.htmx:
+        return render(request, T + "_match_edit.html", ctx)
+    return render(request, T + "match.html", ctx)
+
+
+@manager_required
+@require_GET
+def match_row_view(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
+    """A match's compact row (closing its form in place); without HTMX, its round."""
+    match = match_of(tournament, pk)
+    if not request.htmx:
+        url = reverse("manage_round", args=[tournament.slug, match.round.number])
+        return redirect(f"{url}#match-{pk}")
+    return HttpResponse(round_pages.one_row_html(tournament, pk))
 
 
 # --- Players ------------------------------------------------------------------------------------
@@ -370,6 +540,11 @@ def match_of(tournament: Tournament, pk: int) -> Match:
     )
 
 
+def typed_result(request: HttpRequest) -> dict[str, str]:
+    """What the organizer typed into a match's form, to show again beside a refusal."""
+    return {k: request.POST.get(k, "")[:12] for k in ("wins_a", "wins_b", "draws", "result")}
+
+
 def result_response(
     request: HttpRequest,
     tournament: Tournament,
@@ -379,39 +554,48 @@ def result_response(
 ) -> HttpResponse:
     """After a result (or its refusal): the plain POST goes back to the round screen; the
     HTMX one gets its row and the round's status, not the board (the standings panel
-    refreshes itself from its cached fragment)."""
+    refreshes itself from its cached fragment). A refusal shows the match's form again,
+    its message beside it and what was typed still in it."""
     status = 422 if error else 200
-    number = None if match.round.playoff else match.round.number
+    t = tournament
+    two_player = match.kind != MatchKind.GAME and not match.round.playoff
     if not request.htmx:
+        if error and two_player:
+            ctx = match_context(t, match.pk, round_error=error, typed=typed_result(request))
+            return render(request, T + "match.html", ctx, status=status)
         if error:
-            ctx = board_context(
-                tournament, round_number=number, round_error=error, error_match=match.pk
-            )
+            number = None if match.round.playoff else match.round.number
+            ctx = board_context(t, round_number=number, round_error=error, error_match=match.pk)
             return render(request, T + "event.html", ctx, status=status)
-        notice = pages.after_result(tournament, match)["round_notice"]
+        notice = pages.after_result(t, match)["round_notice"]
         if notice:
             messages.warning(request, notice)
         if match.round.playoff:
-            return back_to_event(tournament, "#bracket-panel")
-        url = reverse("manage_round", args=[tournament.slug, match.round.number])
+            return back_to_event(t, "#bracket-panel")
+        url = reverse("manage_round", args=[t.slug, match.round.number])
         return redirect(f"{url}#match-{match.pk}")
     if match.round.playoff:
         # A playoff result decides who plays on: the bracket panel and the actions.
-        ctx = board_context(tournament, bracket_error=error, oob=True)
+        ctx = board_context(t, bracket_error=error, oob=True)
         return render(request, T + "_bracket_response.html", ctx, status=status)
-    t = tournament
+    if error and two_player:
+        ctx = match_context(t, match.pk, round_error=error, typed=typed_result(request))
+        return render(request, T + "_match_edit.html", ctx, status=status)
     ctx = {
         "tournament": t,
-        "match": (
-            pages.decorate(match, t.best_of)
-            if hasattr(match, "seat_list")
-            else pages.match_row(t, match.pk)
-        ),
         "round_error": error,
         "error_match": match.pk if error else None,
         "oob": True,
         **({} if error else pages.after_result(t, match)),
     }
+    if two_player:
+        ctx["row_html"] = round_pages.one_row_html(t, match.pk)
+    else:
+        ctx["match"] = (
+            pages.decorate(match, t.best_of)
+            if hasattr(match, "seat_list")
+            else pages.match_row(t, match.pk)
+        )
     if ctx.get("actions_changed"):
         ctx.update(cut_form=CutForm(), top_cut_form=TopCutForm(initial={"size": t.top_cut or 8}))
     template = "_game_response.html" if match.kind == MatchKind.GAME else "_result_response.html"
