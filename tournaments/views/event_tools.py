@@ -5,6 +5,7 @@ POST (redirect back) and with HTMX (the panel it changed)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -18,7 +19,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import services
 from tournaments.interchange import DocumentError, export_document, parse_document
-from tournaments.models import AuditEntry, Tournament
+from tournaments.models import Tournament
+from tournaments.pages import audit as audit_pages
 from tournaments.pages import organizer as pages
 from tournaments.pages.common import current_round
 from tournaments.parsing import ascii_int
@@ -146,12 +148,54 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return render(request, template, context, status=status)
 
 
+class AuditFilterForm(forms.Form):
+    """The audit log's filters (GET): ?round=4, ?player=<a fragment of a name, or a
+    player's id>, ?page=2. Numbers in ASCII digits only (tournaments.parsing)."""
+
+    round = forms.CharField(required=False)
+    player = forms.CharField(
+        required=False,
+        max_length=200,
+        error_messages={"max_length": "A player's name has at most 200 characters."},
+    )
+    page = forms.CharField(required=False)
+
+    def _number(self, name: str, message: str) -> int | None:
+        text = self.cleaned_data[name].strip()
+        if not text:
+            return None
+        number = ascii_int(text)
+        if number is None or number < 1:
+            raise forms.ValidationError(message.format(text=text[:20]))
+        return number
+
+    def clean_round(self) -> int | None:
+        return self._number("round", "“{text}” is not a round number: pick a round from the list.")
+
+    def clean_page(self) -> int | None:
+        return self._number("page", "“{text}” is not a page number: use 1, 2, 3...")
+
+
 @require_GET
 @manager_required
 def audit_log(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    entries = AuditEntry.objects.filter(tournament=tournament).select_related("user")[:500]
+    """Who did what, one sentence per entry, newest first; filtered by round and player."""
+    form = AuditFilterForm(request.GET)
+    context: dict[str, Any] = {}
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            context = audit_pages.audit_log(
+                tournament, round=data["round"], player=data["player"], page=data["page"] or 1
+            )
+        except audit_pages.FilterError as exc:
+            form.add_error(exc.field, str(exc))
+    if form.errors:  # the form again, with what was typed and the message beside its field
+        context = audit_pages.filter_form(tournament)
+    context["typed"] = {name: form.data.get(name, "") for name in ("round", "player")}
+    context["errors"] = {name: " ".join(errors) for name, errors in form.errors.items()}
     template = T + "_audit.html" if request.htmx else T + "audit.html"
-    return render(request, template, {"tournament": tournament, "entries": entries})
+    return render(request, template, context, status=422 if form.errors else 200)
 
 
 @require_GET
