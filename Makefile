@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export DEBUG ?= 1
 
-.PHONY: install run demo test test-postgres lint format bench clean
+.PHONY: install run demo venue test test-postgres lint format bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,13 @@ demo: install
 
 run: demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# At the venue: phones on the laptop's network reach it (production stack, DEBUG off).
+# Options through VENUE_ARGS, e.g. make venue VENUE_ARGS="--port 8080".
+venue: install
+	DEBUG=0 VENUE=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=0 VENUE=1 $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	DEBUG=0 VENUE=1 $(BIN)/python manage.py venue $(VENUE_ARGS)
 
 test: install
 	$(BIN)/python -m pytest

@@ -8,6 +8,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from tournaments import venue
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -29,15 +31,36 @@ def env_list(name: str, default: str) -> list[str]:
 
 DEBUG = env_bool("DEBUG", False)
 
+# The venue mode (`make venue`, manage.py venue): a laptop serves phones on the venue's
+# network over plain HTTP, DEBUG off, with a secret key kept in the state directory.
+VENUE = env_bool("VENUE", False)
+STATE_DIR = venue.state_dir(os.environ)
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY and VENUE:
+    try:
+        SECRET_KEY = venue.kept_secret_key(STATE_DIR)
+    except (OSError, venue.VenueError) as exc:
+        raise ImproperlyConfigured(f"the venue mode's secret key: {exc}") from exc
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (on a laptop at a venue: make venue)"
+        )
     # Only ever reached with DEBUG=1 (make run, tests): never a production key.
     SECRET_KEY = "insecure-development-key-only-for-debug"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+# The address phones open, encoded in the event's QR code (http://192.168.1.23:8000);
+# empty: the address the organizer's own browser used. The venue mode sets it.
+PUBLIC_URL = os.environ.get("PUBLIC_URL", "")
+if PUBLIC_URL:
+    try:
+        PUBLIC_URL = venue.public_origin(PUBLIC_URL, allowed_hosts=ALLOWED_HOSTS)
+    except venue.VenueError as exc:
+        raise ImproperlyConfigured(f"PUBLIC_URL={PUBLIC_URL!r} {exc}") from exc
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -134,7 +157,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -148,7 +171,7 @@ STORAGES = {
 }
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "manage_dashboard"  # "my tournaments", with the create form
 LOGOUT_REDIRECT_URL = "home"
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024  # a 2,000-player event's backup
@@ -193,12 +216,13 @@ if EMAIL_HOST:
     DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"tournaments@{EMAIL_HOST}")
 
 if not DEBUG:
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # The venue mode is plain HTTP on a LAN (no certificate a phone would trust there):
+    # a redirect to HTTPS or cookies sent only over HTTPS would lock everyone out.
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not VENUE)
     # The load balancer's and compose's health check speaks plain HTTP inside the network.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not VENUE)
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if VENUE else "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 

@@ -1,4 +1,4 @@
-// Live pages: the find-me filter, the round clock and the projector's paging.
+// Live pages: the find-me filter and the round clock (the projector pages in projector.js).
 // Everything here is an enhancement: without JavaScript the pages still work.
 (function () {
   "use strict";
@@ -50,29 +50,12 @@
     });
   }
 
-  var page = 0;
-  function flipProjector() {
-    var section = document.getElementById("projector");
-    if (!section) return;
-    var pages = section.querySelectorAll("[data-page]");
-    if (pages.length < 2) return;
-    page = (page + 1) % pages.length;
-    showPage(section, pages);
-  }
-  function showPage(section, pages) {
-    if (page >= pages.length) page = 0;
-    pages.forEach(function (p, i) { p.hidden = i !== page; });
-    var number = section.querySelector("[data-page-number]");
-    if (number) number.textContent = page + 1;
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
     var input = document.getElementById("find");
     if (input) input.addEventListener("input", applyFilter);
     applyFilter();
     tickClocks();
     setInterval(tickClocks, 1000);
-    setInterval(flipProjector, 10000);
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var date = e.detail.xhr && e.detail.xhr.getResponseHeader("Date");
@@ -81,7 +64,5 @@
   document.addEventListener("htmx:afterSwap", function () {
     applyFilter();
     tickClocks();
-    var section = document.getElementById("projector");
-    if (section) showPage(section, section.querySelectorAll("[data-page]"));
   });
 })();

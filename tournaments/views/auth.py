@@ -1,17 +1,29 @@
 """Login, rate-limited by django-axes (settings: AXES_*): repeated failures for one
-username from one address are refused for a while instead of letting a script guess."""
+username from one address are refused for a while instead of letting a script guess.
+The demo account's published password works only on the machine that runs the server."""
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+
+from tournaments.venue import DEMO_PASSWORD, DEMO_USERNAME
 
 LOCKED = "Too many failed logins. Wait 15 minutes, then try again (longer after repeated lockouts)."
+DEMO_ONLY_LOCAL = (
+    f"The demo account ({DEMO_USERNAME} / {DEMO_PASSWORD}) works only on the laptop that"
+    " runs the server: log in there, at {login_url}, or here with an organizer account of"
+    " your own (python manage.py createsuperuser)."
+)
 BASE_COOL_OFF = timedelta(minutes=15)
 LONGEST_COOL_OFF = timedelta(hours=24)
 
@@ -36,8 +48,48 @@ def cool_off(request: HttpRequest | None = None) -> timedelta:
     return min(BASE_COOL_OFF * 2 ** max(lockouts - 1, 0), LONGEST_COOL_OFF)
 
 
+def from_this_machine(request: HttpRequest) -> bool:
+    """Whether the request comes from the server's own machine. Behind a proxy every
+    request arrives from it, so none counts as local there."""
+    if settings.BEHIND_PROXY:
+        return False
+    try:
+        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, refusing the demo account's published password from any
+    other machine (a phone on the venue's Wi-Fi, the internet) before it is tried."""
+
+    def clean(self) -> dict[str, Any]:
+        if (
+            self.data.get("username") == DEMO_USERNAME
+            and self.data.get("password") == DEMO_PASSWORD
+            and not (self.request is not None and from_this_machine(self.request))
+        ):
+            port = self.request.get_port() if self.request is not None else "8000"
+            raise ValidationError(
+                DEMO_ONLY_LOCAL.format(login_url=f"http://localhost:{port}{reverse('login')}"),
+                code="demo_only_local",
+            )
+        return super().clean()
+
+
 class RateLimitedLoginView(auth_views.LoginView):
     """Django's login; axes counts its failures and answers `locked_out` when due."""
+
+    form_class = LoginForm
+
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.has_error("__all__", "demo_only_local"):
+            response.status_code = 422
+        return response
 
 
 def locked_out(

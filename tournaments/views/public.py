@@ -190,9 +190,12 @@ def bracket(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 @live_page
 def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
+    """The venue's screen. ?interval=ms (read by projector.js only) turns pages faster."""
+    from tournaments.pages.projector import projector as projector_screen
+
     return _page(
         request, t, "tournaments/projector.html", "tournaments/_projector.html",
-        lambda: pages.projector(t),
+        lambda: projector_screen(t),
     )  # fmt: skip
 
 
@@ -222,18 +225,35 @@ def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+def _phone_url(request: HttpRequest, path: str) -> str:
+    """The absolute URL phones open: on settings.PUBLIC_URL (the venue mode's network
+    address) when set, else on the host the organizer's browser used."""
+    from django.conf import settings
+
+    return settings.PUBLIC_URL + path if settings.PUBLIC_URL else request.build_absolute_uri(path)
+
+
 def qr_code(request: HttpRequest, slug: str) -> HttpResponse:
     """An SVG QR code of the event home, drawn here (segno), no network service."""
+    import hashlib
+
     import segno
+    from django.utils.http import parse_etags
 
     t = get_object_or_404(Tournament, slug=slug)
-    url = request.build_absolute_uri(reverse("event_home", args=[t.slug]))
-    buffer = io.BytesIO()
-    # A standalone file (with its namespace) so that <img src> can show it.
-    segno.make(url, error="m").save(
-        buffer, kind="svg", scale=8, dark="#000", light="#fff", border=2, xmldecl=False
-    )
-    svg = buffer.getvalue()
-    response = HttpResponse(svg, content_type="image/svg+xml")
-    response["Cache-Control"] = "public, max-age=86400"
+    url = _phone_url(request, reverse("event_home", args=[t.slug]))
+    # The same path encodes another address after a restart on another network (or
+    # after `make run`): revalidated on every view, so a browser never shows a stale one.
+    etag = quote_etag(hashlib.sha256(url.encode()).hexdigest()[:20])
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        buffer = io.BytesIO()
+        # A standalone file (with its namespace) so that <img src> can show it.
+        segno.make(url, error="m").save(
+            buffer, kind="svg", scale=8, dark="#000", light="#fff", border=2, xmldecl=False
+        )
+        response = HttpResponse(buffer.getvalue(), content_type="image/svg+xml")
+    response["ETag"] = etag
+    response["Cache-Control"] = "public, no-cache"
     return response

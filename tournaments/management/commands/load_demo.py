@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tournaments import services
 from tournaments.models import Match, MatchKind, Tournament
+from tournaments.venue import DEMO_PASSWORD, DEMO_USERNAME
 
 DEMO_NAME = "Demo Friday Night Magic"
 DEMO_PLAYERS = [
@@ -32,12 +33,15 @@ class Command(BaseCommand):
         owner = None
         if settings.DEBUG:
             owner, created = get_user_model().objects.get_or_create(
-                username="organizer", defaults={"is_staff": True, "is_superuser": True}
+                username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
             )
             if created:
-                owner.set_password("organizer")
+                owner.set_password(DEMO_PASSWORD)
                 owner.save()
-            self.stdout.write("Log in as organizer / organizer (debug mode only).")
+            self.stdout.write(
+                f"Log in as {DEMO_USERNAME} / {DEMO_PASSWORD} (debug mode only; from this"
+                " machine only)."
+            )
         elif force is False:
             raise CommandError("load_demo is for development (DEBUG=1); use --force to insist.")
         existing = Tournament.objects.filter(name=DEMO_NAME).first()

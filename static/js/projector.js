@@ -1,0 +1,228 @@
+// The projector's pages. The server sends every row in one list; here the rows are
+// measured against this screen and dealt into columns and pages, so any screen shows
+// every row with none cut, and the pages turn by themselves. Without JavaScript the
+// list stays one scrolling set of columns (projector.css).
+// The round clock is live.js's; this file only pages. ?interval=ms turns pages faster
+// (tests, or an organizer who wants it); arrow keys turn them by hand.
+(function () {
+  "use strict";
+  // Before the first paint (this script is not deferred): the unpaged list never flashes.
+  document.documentElement.classList.add("proj-js");
+
+  var MAX_COLUMNS = 8;
+  var DEFAULT_TURN_MS = 12000;
+  // Layouts are cached by the rows' text and the board's size: the fragment is swapped in
+  // on every poll, and a result changes no pairing, so a round is measured once (2,048
+  // rows take a few hundred ms on a slow laptop).
+  var state = { page: 0, pages: [[[]]], key: "", cols: 1, nameShare: "", screen: "" };
+  var timer = null;
+
+  function turnMs(section) {
+    var asked = parseInt(new URLSearchParams(window.location.search).get("interval") || "", 10);
+    // Browsers run a delay beyond 2^31 ms at once: an hour is the most asked for.
+    if (asked >= 100) return Math.min(asked, 3600000);
+    var given = parseInt(section.dataset.turnMs || "", 10);
+    return given > 0 ? given : DEFAULT_TURN_MS;
+  }
+
+  function percentile(values, p) {
+    if (!values.length) return 0;
+    var sorted = values.slice().sort(function (a, b) { return a - b; });
+    return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  }
+
+  function px(value) {
+    var n = parseFloat(value);
+    return isNaN(n) ? 0 : n;
+  }
+
+  function makeColumn(section) {
+    var col = document.createElement("div");
+    col.className = "proj-col";
+    if (section.projHead) col.appendChild(section.projHead.cloneNode(true));
+    var list = document.createElement("ol");
+    list.className = "proj-list";
+    col.appendChild(list);
+    return col;
+  }
+
+  // Take the rows out of a freshly swapped fragment (once per fragment).
+  function adopt(section) {
+    if (section.projRows) return true;
+    var board = section.querySelector("[data-proj-board]");
+    var source = board && board.querySelector("[data-proj-rows]");
+    if (!source) return false;
+    section.projText = (section.dataset.screen || "") + "\n" + source.textContent;
+    section.projBoard = board;
+    section.projHead = board.querySelector("[data-proj-colhead]");
+    section.projRows = Array.prototype.slice.call(source.children);
+    board.textContent = "";
+    return true;
+  }
+
+  // The rows' natural widths (one line each): what a column needs, and how to share a
+  // row between the name and the opponent.
+  function naturalWidths(section) {
+    var board = section.projBoard, all = section.projRows;
+    // Percentiles need no more than a few hundred rows: an even sample of a big round.
+    var step = Math.max(1, Math.floor(all.length / 400));
+    var rows = all.filter(function (_row, i) { return i % step === 0; });
+    var probe = document.createElement("ol");
+    probe.className = "proj-probe";
+    rows.forEach(function (row) { probe.appendChild(row.cloneNode(true)); });
+    board.appendChild(probe);
+    var totals = [], names = [], others = [];
+    Array.prototype.forEach.call(probe.children, function (row) {
+      var style = window.getComputedStyle(row);
+      var gap = px(style.columnGap);
+      var spans = row.children, total = px(style.paddingLeft) + px(style.paddingRight);
+      for (var i = 0; i < spans.length; i++) {
+        var w = spans[i].getBoundingClientRect().width;
+        total += w + (i ? gap : 0);
+        if (spans[i].classList.contains("proj-name")) names.push(w);
+        if (spans[i].classList.contains("proj-opp")) others.push(w);
+      }
+      totals.push(total);
+    });
+    board.removeChild(probe);
+    var ratio = percentile(names, 0.95) / Math.max(1, percentile(others, 0.95));
+    return {
+      // 95th percentile: one very long name should wrap, not take a column from everyone.
+      wide: Math.ceil(percentile(totals, 0.95)) + 2,
+      typical: Math.ceil(percentile(totals, 0.5)) + 2,
+      nameShare: others.length ? Math.max(0.5, Math.min(4, ratio)).toFixed(2) : "",
+    };
+  }
+
+  // On the board, never on the section: htmx's settling rewrites the section's style.
+  function applyColumns(board) {
+    board.style.setProperty("--proj-cols", String(state.cols));
+    if (state.nameShare) board.style.setProperty("--name-share", state.nameShare);
+    else board.style.removeProperty("--name-share");
+  }
+
+  // Deal the rows into `cols` columns of this board's height, and columns into pages.
+  function deal(section, cols) {
+    var board = section.projBoard, rows = section.projRows;
+    state.cols = cols;
+    applyColumns(board);
+    board.textContent = "";
+    var col = makeColumn(section);
+    var list = col.querySelector("ol");
+    rows.forEach(function (row) { list.appendChild(row); });
+    board.appendChild(col);
+    var head = col.firstElementChild !== list ? col.firstElementChild : null;
+    // Half a pixel spare: heights are fractional and rounding must never cut a row.
+    var room = col.getBoundingClientRect().height - (head ? head.getBoundingClientRect().height : 0) - 0.5;
+    var heights = rows.map(function (row) { return row.getBoundingClientRect().height; });
+    board.textContent = "";
+    var pages = [], page = [], column = [], used = 0;
+    heights.forEach(function (h, i) {
+      if (column.length && used + h > room) {
+        page.push(column);
+        column = [];
+        used = 0;
+        if (page.length === cols) {
+          pages.push(page);
+          page = [];
+        }
+      }
+      column.push(i);
+      used += h;
+    });
+    if (column.length) page.push(column);
+    if (page.length) pages.push(page);
+    return pages.length ? pages : [[[]]];
+  }
+
+  // As many columns as the wide rows allow side by side; one or two more when that
+  // means fewer pages (a long name wraps to two lines) and a typical row still fits.
+  function paginate(section) {
+    var board = section.projBoard;
+    board.textContent = "";
+    var natural = naturalWidths(section);
+    state.nameShare = natural.nameShare;
+    var gap = px(window.getComputedStyle(board).columnGap), width = board.clientWidth;
+    var first = Math.floor((width + gap) / (natural.wide + gap));
+    first = Math.max(1, Math.min(MAX_COLUMNS, first));
+    var best = null;
+    for (var cols = first; cols <= Math.min(MAX_COLUMNS, first + 2); cols++) {
+      if (cols > first && (width - (cols - 1) * gap) / cols < natural.typical) break;
+      var pages = deal(section, cols);
+      if (!best || pages.length < best.pages.length) best = { cols: cols, pages: pages };
+    }
+    state.cols = best.cols;
+    return best.pages;
+  }
+
+  function render(section) {
+    var board = section.projBoard, rows = section.projRows;
+    // Fewer pages after a refresh: stay as near as possible to the page being read.
+    if (state.page >= state.pages.length) state.page = state.pages.length - 1;
+    applyColumns(board);
+    board.textContent = "";
+    state.pages[state.page].forEach(function (indices) {
+      var col = makeColumn(section);
+      var list = col.querySelector("ol");
+      indices.forEach(function (i) { list.appendChild(rows[i]); });
+      board.appendChild(col);
+    });
+    var pager = section.querySelector("[data-proj-pager]");
+    if (pager) {
+      pager.hidden = false;
+      pager.classList.toggle("proj-single", state.pages.length < 2);
+      pager.querySelector("[data-proj-current]").textContent = String(state.page + 1);
+      pager.querySelector("[data-proj-total]").textContent = String(state.pages.length);
+    }
+  }
+
+  function layout(force) {
+    var section = document.getElementById("projector");
+    if (!section || !adopt(section)) return;
+    // The pager takes its room before the board is measured.
+    var pager = section.querySelector("[data-proj-pager]");
+    if (pager) pager.hidden = false;
+    var board = section.projBoard;
+    var key = board.clientWidth + "x" + board.clientHeight + ":" + section.projText;
+    // Pairings become standings, or the next round is paired: start from page 1.
+    if (state.screen && section.dataset.screen !== state.screen) state.page = 0;
+    state.screen = section.dataset.screen || "";
+    if (force || key !== state.key) {
+      state.pages = paginate(section);
+      state.key = key;
+    }
+    render(section);
+  }
+
+  function turn(step) {
+    var section = document.getElementById("projector");
+    if (!section || !section.projRows || state.pages.length < 2) return;
+    state.page = (state.page + step + state.pages.length) % state.pages.length;
+    render(section);
+  }
+
+  function startTimer() {
+    var section = document.getElementById("projector");
+    if (timer) window.clearInterval(timer);
+    timer = window.setInterval(function () { turn(1); }, section ? turnMs(section) : DEFAULT_TURN_MS);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    layout(true);
+    startTimer();
+  });
+  // A new fragment (every poll): same page number, re-measured only if the data changed.
+  document.addEventListener("htmx:afterSwap", function () { layout(false); });
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resizing);
+    resizing = window.setTimeout(function () { layout(true); }, 150);
+  });
+  document.addEventListener("keydown", function (e) {
+    var step = { ArrowRight: 1, PageDown: 1, " ": 1, ArrowLeft: -1, PageUp: -1 }[e.key];
+    if (!step) return;
+    e.preventDefault();
+    turn(step);
+    startTimer(); // a page turned by hand stays a full interval
+  });
+})();
