@@ -45,8 +45,38 @@ DECIMALS = 10  # shared/spec/interchange.md: tiebreakers rounded to 10 decimals
 
 
 def event_record(tournament: Tournament) -> EventRecord:
-    """Read the tournament's rows into the engine's plain records (few, narrow queries)."""
-    return _load(tournament)[0]
+    """The tournament's rows as the engine scores them (few, narrow queries)."""
+    return scored(_load(tournament)[0])
+
+
+# Entered by pairing, not played: a bye or a loss without an opponent.
+_AUTOMATIC = (BYE, LOSS)
+
+
+def scored(event: EventRecord) -> EventRecord:
+    """`event` without what must not count yet: a pod's rounds not yet started.
+
+    shared/spec/scoring.md section 3 scores a pod by the games played ("byes are games
+    played and wins"; win % is over games played), and steps 2 and 4 are skipped only
+    when the round robin is complete, "every player met every other player". A pod is
+    paired all at once (tournaments/services/rounds.py), so every future round already
+    holds its bye, which the engine counts as a result: right after pairing everyone
+    stood 1-0 "after round 7" (issue 13). The rule: a pod round counts once it has
+    started, i.e. once any of its matches other than a bye or a no-opponent loss has
+    an entered result; from then on its byes count too, as the spec says. A round not
+    started is left out entirely. Swiss and league events pair one round at a time, so
+    their byes count from pairing, as before.
+
+    The snapshot keeps the event as stored (`_load`) and this is applied to whatever is
+    computed, so that a result which starts a round also counts that round's bye without
+    the bye being among the changed matches.
+    """
+    if event.system != "pod":
+        return event
+    started = tuple(
+        r for r in event.rounds if any(m.has_result for m in r.matches if m.kind not in _AUTOMATIC)
+    )
+    return event if len(started) == len(event.rounds) else replace(event, rounds=started)
 
 
 def _seats_by_match(seats: Any) -> dict[int, list[tuple[Any, ...]]]:
@@ -236,7 +266,7 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
             standings = state.standings()
             snapshot.rows = _store_places(tournament, standings, previous, state.changed)
         else:
-            standings = state.standings() if state is not None else compute_standings(event)
+            standings = state.standings() if state is not None else compute_standings(scored(event))
             touched = _touched(snapshot, changed or ())
             snapshot.rows = _store_changes(
                 tournament, standings, previous, touched, caught_up=bool(missed)
@@ -248,7 +278,7 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
         standings = (
             snapshot.state.standings()
             if snapshot.state is not None
-            else compute_standings(snapshot.event)
+            else compute_standings(scored(snapshot.event))
         )
         snapshot.rows = _store_all(tournament, standings, snapshot.ext)
     if changed_matches is not None:

@@ -143,6 +143,38 @@ def result_text(match: _Match, seats: Sequence[_Seat]) -> str:
     return score_text([s.games_won or 0 for s in seats], match.draws)
 
 
+# Issue 13: a player reads their own result as the outcome word, then their games first.
+NOT_REPORTED = "not reported"
+
+
+def result_from_side(match: _Match, seats: Sequence[_Seat], mine: int) -> str:
+    """A match's result as the player in `seats[mine]` reads it: "win 2-1", "loss 0-2",
+    "draw 1-1-1" (their games, the opponent's, then drawn games), "bye", "loss" (no
+    opponent), "loss (double loss)", "place 2 of 4" (a league table), "not reported".
+
+    `result_text` reads in seat order and stays what the by-table screens show; this is
+    for every place that shows one player's result (their page, find me, the JSON API).
+    """
+    if match.kind == BYE:
+        return "bye"
+    if match.kind == LOSS:
+        return "loss"
+    if not match.reported:
+        return NOT_REPORTED
+    if match.kind == DOUBLE_LOSS:
+        return "loss (double loss)"
+    seat = seats[mine]
+    if match.kind == GAME:
+        if seat.absent or seat.place is None:
+            return "absent"
+        return f"place {seat.place} of {sum(1 for s in seats if not s.absent)}"
+    own = seat.games_won or 0
+    theirs = [s.games_won or 0 for i, s in enumerate(seats) if i != mine]
+    best = max(theirs, default=0)
+    outcome = "win" if own > best else "loss" if own < best else "draw"
+    return f"{outcome} {score_text([own, *theirs], match.draws)}"
+
+
 def check_two_player_result(
     *, best_of: int, wins: Sequence[int], draws: int, recorded: bool = False
 ) -> str | None:

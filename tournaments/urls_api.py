@@ -1,5 +1,16 @@
-"""URL patterns for the api screens (filled in by the views that serve them)."""
+"""The public read-only JSON API, included at /t/<slug>/ before the player page.
 
-from django.urls import URLPattern, path  # noqa: F401
+A player id may hold "/" and "." (shared/spec/interchange.md): <path:pid> followed by
+".json" takes everything up to the last ".json", so "team/1.x" is
+players/team/1.x.json. The player page's own pattern ends in "/", so the two never meet.
+"""
 
-urlpatterns: list[URLPattern] = []
+from django.urls import URLPattern, path
+
+from tournaments.views import api
+
+urlpatterns: list[URLPattern] = [
+    path("standings.json", api.standings, name="api_standings"),
+    path("pairings.json", api.pairings, name="api_pairings"),
+    path("players/<path:pid>.json", api.player, name="api_player"),
+]

@@ -5,16 +5,50 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from tournaments.models import MatchKind, Round, Tournament
+from tournaments.models import Match, MatchKind, Round, Tournament
 from tournaments.rules import playoff_name
 
 POLL_SECONDS = 3  # issue 4: phones show a change within 5 s
 
 
-def current_round(tournament: Tournament) -> Round | None:
+def last_round(tournament: Tournament) -> Round | None:
+    """The round paired last, whether or not it has started (what the next pairing, an
+    undo or a cut follows)."""
     return tournament.rounds.order_by("-number").first()
+
+
+def current_round(tournament: Tournament) -> Round | None:
+    """The round being played: the first round with a match not yet played, counting
+    from the last round that has an entered result; the last round once all are played.
+
+    A round-robin pod is paired all at once (services/rounds.py), so the last round is
+    not the one being played until the end (issue 13). Counting from the last round with
+    a result keeps a Swiss event whose earlier round has a gap (an import, as recorded)
+    on its latest round once that round has a result. Byes and no-opponent losses are entered by pairing, not played:
+    they neither start a round nor leave it open. Whenever this round has no result
+    missing it is the last round, so a caller that refuses while `missing_results` is
+    non-zero gets the last round either way.
+    """
+    entered = Match.objects.filter(
+        round=OuterRef("pk"),
+        kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS],
+        reported=True,
+    )
+    open_ = Match.objects.filter(
+        round=OuterRef("pk"), kind__in=[MatchKind.PLAYED, MatchKind.GAME], reported=False
+    )
+    rounds = list(
+        tournament.rounds.order_by("number").annotate(
+            started=Exists(entered), unplayed=Exists(open_)
+        )
+    )
+    if not rounds:
+        return None
+    last_started = max((i for i, r in enumerate(rounds) if r.started), default=0)
+    return next((r for r in rounds[last_started:] if r.unplayed), rounds[-1])
 
 
 def missing_results(round_: Round) -> int:

@@ -1,19 +1,25 @@
-"""Downloads: the standings and a round's pairings as CSV, escaped for spreadsheets.
+"""Downloads: the standings and a round's pairings as CSV, escaped for spreadsheets, and
+the public read-only JSON (issue 13).
 
-The command line (`manage.py standings SLUG --format csv`) and the browser's download
-(`/t/<slug>/standings.csv`) write the same bytes from here.
+The command line (`manage.py standings SLUG --format csv|json`) and the browser's
+download (`/t/<slug>/standings.csv`, `/t/<slug>/standings.json`) write the same data
+from here. The JSON documents carry only what the public pages show: names, ids,
+pairings, results and standings; never staff, audit entries or anything of an account.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from fractions import Fraction
 from typing import Any
 
-from scoring.services import standings_document
-from tournaments.models import MatchKind, Round, Tournament
-from tournaments.pages.public import pairing_rows, round_tables
-from tournaments.rules import csv_cell
+from scoring.models import Standing
+from scoring.services import neighbourhood, points_edge, standings_document
+from tournaments.models import MatchKind, Player, Round, Tournament
+from tournaments.pages.common import round_label
+from tournaments.pages.public import pairing_rows, player_rounds, round_tables
+from tournaments.rules import GAME, NOT_REPORTED, csv_cell, result_from_side
 
 
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
@@ -49,3 +55,114 @@ def pairings_csv(t: Tournament, round_: Round) -> str:
             opponent = "(no opponent)"
         rows.append([round_.number, r["table"] or "", r["id"], r["name"], opponent, r["result"]])
     return _csv(["round", "table", "id", "name", "opponent", "result"], rows)
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def standings_json(t: Tournament) -> dict[str, Any]:
+    """The stored standings: the very object `manage.py standings SLUG --format json`
+    prints (both call this)."""
+    return standings_document(t)
+
+
+def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
+    """A round's tables: each player's id and name with their own-side result, and the
+    table's result from its first seat's side ("win 2-1"), with the games as numbers."""
+    tables = []
+    for entry in round_tables(round_) if round_ is not None else []:
+        match, seats = entry["match"], entry["seats"]
+        reported = match.reported or match.kind in (MatchKind.BYE, MatchKind.LOSS)
+        players = []
+        for mine, seat in enumerate(seats):
+            player: dict[str, Any] = {
+                "id": seat.player.external_id,
+                "name": seat.player.name,
+                "result": result_from_side(match, seats, mine),
+            }
+            if match.kind == GAME:
+                player["place"] = seat.place
+                player["absent"] = seat.absent
+            players.append(player)
+        two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS)
+        tables.append(
+            {
+                "table": match.table,
+                "kind": match.kind,
+                "reported": reported,
+                "result": result_from_side(match, seats, 0) if seats else NOT_REPORTED,
+                "games": [s.games_won or 0 for s in seats] if two_player and reported else None,
+                "draws": match.draws if two_player and reported else None,
+                "players": players,
+            }
+        )
+    return {
+        "tournament": t.slug,
+        "version": t.version,
+        "round": round_.number if round_ is not None else None,
+        "label": round_label(round_),
+        "playoff": round_.playoff if round_ is not None else False,
+        "tables": tables,
+    }
+
+
+def player_json(t: Tournament, me: Player) -> dict[str, Any]:
+    """One player's rounds, each read from their side, and their stored standing."""
+    history, _names = player_rounds(t, me, neighbourhood(t, me))
+    rounds = []
+    for h in history:
+        match = h["match"]
+        games = h["games"]
+        two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS)
+        rounds.append(
+            {
+                "round": h["round"].number,
+                "playoff": h["round"].playoff,
+                "table": match.table,
+                "kind": match.kind,
+                "opponents": [
+                    {"id": o["player"].external_id, "name": o["player"].name}
+                    for o in h["opponents"]
+                ],
+                "result": h["result"],
+                "outcome": h["outcome"],
+                # Their games first, then the opponent's: as "result" reads.
+                "games": (
+                    [
+                        games[h["mine"]] or 0,
+                        *(g or 0 for i, g in enumerate(games) if i != h["mine"]),
+                    ]
+                    if two_player and games is not None
+                    else None
+                ),
+                "draws": match.draws if two_player and games is not None else None,
+            }
+        )
+    row = (
+        Standing.objects.filter(player=me)
+        .values_list("rank", "points_exact", "wins", "losses", "draws", "played", "tiebreakers")
+        .first()
+    )
+    standing = None
+    if row is not None:
+        rank, points, wins, losses, draws, played, tiebreakers = row
+        standing = {
+            "rank": rank,
+            "points": points_edge(Fraction(points)),
+            "wins": wins,
+            "losses": losses,
+            "draws": draws,
+            "played": played,
+            "tiebreakers": tiebreakers,
+        }
+    return {
+        "tournament": t.slug,
+        "version": t.version,
+        "player": {
+            "id": me.external_id,
+            "name": me.name,
+            "dropped_after_round": me.dropped_after_round,
+        },
+        "standing": standing,
+        "rounds": rounds,
+    }

@@ -36,7 +36,7 @@ from tournaments.pages.common import (
     round_label,
 )
 from tournaments.parsing import ascii_int
-from tournaments.rules import SWISS_SYSTEMS, result_text
+from tournaments.rules import SWISS_SYSTEMS, result_from_side, result_text
 from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
 from tournaments.templatetags.tourney import points as format_points
 
@@ -171,22 +171,31 @@ def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per player, alphabetical: where they sit and whom they play."""
     rows = []
     for entry in tables:
-        seats = entry["seats"]
-        for seat in seats:
+        seats, match = entry["seats"], entry["match"]
+        for mine, seat in enumerate(seats):
             others = [s for s in seats if s is not seat and not s.absent]
             rows.append(
                 {
                     "name": seat.player.name,
                     "id": seat.player.external_id,
-                    "table": entry["match"].table,
-                    "kind": entry["match"].kind,
+                    "table": match.table,
+                    "kind": match.kind,
                     "opponents": ", ".join(o.player.name for o in others),
-                    "result": entry["result"],
+                    # One player's row: their own side. A match still being played
+                    # leaves the cell empty, as the by-table view does.
+                    "result": own_result(match, seats, mine),
                     "points": seat.points,
                 }
             )
     rows.sort(key=lambda r: r["name"].casefold())
     return rows
+
+
+def own_result(match: _Match, seats: list[_Seat], mine: int) -> str:
+    """`result_from_side`, or "" while the match waits for its result (a pairings cell)."""
+    if not match.reported and match.kind not in (MatchKind.BYE, MatchKind.LOSS):
+        return ""
+    return result_from_side(match, seats, mine)
 
 
 def _player_link(player_url: str, pid: str, name: str) -> str:
@@ -274,32 +283,7 @@ class _RoundLabel(NamedTuple):
 def player(t: Tournament, me: Player) -> dict[str, Any]:
     """The player's rounds and explanation, from one two-query neighbourhood read."""
     hood = neighbourhood(t, me)
-    rounds = {rid: _RoundLabel(number, playoff) for rid, number, _p, playoff, _w in hood.rounds}
-    tables: dict[int, list[HoodSeat]] = {}
-    for seat in hood.seats:
-        tables.setdefault(seat.match_id, []).append(seat)
-    history = []
-    names: dict[str, str] = {}  # everyone the explanation names sat at one of my tables
-    for members in tables.values():
-        mine = next((s for s in members if s.player_id == me.pk), None)
-        if mine is None:
-            continue
-        first = members[0]
-        match = _Match(first.match_id, first.table, first.kind, first.reported, first.draws)
-        opponents = [s for s in members if s is not mine]
-        names.update((o.external_id, o.name) for o in opponents)
-        history.append(
-            {
-                "round": rounds[first.round_id],
-                "table": match.table,
-                "match": match,
-                "opponents": [
-                    {"player": _Person(o.name, o.external_id)} for o in opponents if not o.absent
-                ],
-                "result": result_text(match, members),
-                "outcome": _outcome(match, mine, opponents),
-            }
-        )
+    history, names = player_rounds(t, me, hood)
     standing = Standing.objects.filter(player=me).first()
     return {
         "me": me,
@@ -310,17 +294,51 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
     }
 
 
-def _outcome(match: _Match, seat: HoodSeat, opponents: list[HoodSeat]) -> str:
-    if match.kind == MatchKind.BYE:
-        return "win"
-    if match.kind in (MatchKind.LOSS, MatchKind.DOUBLE_LOSS):
-        return "loss"
-    if not match.reported:
-        return "pending"
-    if match.kind == MatchKind.GAME:
-        return f"place {seat.place}" if seat.place else "absent"
-    mine, theirs = seat.games_won or 0, (opponents[0].games_won or 0) if opponents else 0
-    return "win" if mine > theirs else "loss" if mine < theirs else "draw"
+def player_rounds(
+    t: Tournament, me: Player, hood: Neighbourhood
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Each of the player's matches, its result read from their own side (rules.
+    result_from_side), and the names of everyone they met by id."""
+    player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
+    rounds = {rid: _RoundLabel(number, playoff) for rid, number, _p, playoff, _w in hood.rounds}
+    tables: dict[int, list[HoodSeat]] = {}
+    for seat in hood.seats:
+        tables.setdefault(seat.match_id, []).append(seat)
+    history = []
+    names: dict[str, str] = {}  # everyone the explanation names sat at one of my tables
+    for members in tables.values():
+        mine = next((i for i, s in enumerate(members) if s.player_id == me.pk), None)
+        if mine is None:
+            continue
+        first = members[0]
+        match = _Match(first.match_id, first.table, first.kind, first.reported, first.draws)
+        opponents = [s for i, s in enumerate(members) if i != mine]
+        names.update((o.external_id, o.name) for o in opponents)
+        result = result_from_side(match, members, mine)
+        word, _, rest = result.partition(" ")
+        history.append(
+            {
+                "round": rounds[first.round_id],
+                "table": match.table,
+                "match": match,
+                "opponents": [
+                    {
+                        "player": _Person(o.name, o.external_id),
+                        # Built here: a {% url %} per row was a third of the page's render.
+                        "url": player_url.replace("__pid__", quote(o.external_id, safe="")),
+                    }
+                    for o in opponents
+                    if not o.absent
+                ],
+                "result": result,
+                # The outcome word styled on its own (win, loss, draw, bye, place, not).
+                "outcome": word,
+                "detail": rest,
+                "games": [s.games_won for s in members] if match.reported else None,
+                "mine": mine,
+            }
+        )
+    return history, names
 
 
 def _explain(
@@ -345,8 +363,13 @@ def _explain(
     def points(value: Fraction) -> str:
         return format_points(points_stored(value))
 
+    player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
+
     def person(pid: str | None) -> dict[str, str] | None:
-        return None if pid is None else {"id": pid, "name": names.get(pid, pid)}
+        if pid is None:
+            return None
+        url = player_url.replace("__pid__", quote(pid, safe=""))
+        return {"id": pid, "name": names.get(pid, pid), "url": url}
 
     rows: list[dict[str, Any]] = []
     for term in found.terms:
@@ -438,11 +461,3 @@ def bracket(t: Tournament) -> dict[str, Any]:
         "placings": placings(t),
         "poll": POLL_SECONDS,
     }
-
-
-def projector(t: Tournament) -> dict[str, Any]:
-    round_ = current_round(t)
-    rows = pairing_rows(round_tables(round_)) if round_ else []
-    size = PROJECTOR_PAGE_ROWS
-    pages = [rows[i : i + size] for i in range(0, len(rows), size)] or [[]]
-    return {"round": round_, "pages": pages, "clock": clock_state(round_), "poll": POLL_SECONDS}

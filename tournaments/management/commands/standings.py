@@ -5,9 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from scoring.services import standings_document
 from tournaments.management.commands._lookup import tournament_or_error
-from tournaments.pages.exports import standings_csv
+from tournaments.pages.exports import standings_csv, standings_json
 
 
 def percent(value: Any) -> str:
@@ -23,7 +22,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, slug: str, format: str, **options: Any) -> None:
         tournament = tournament_or_error(slug)
-        doc = standings_document(tournament)
+        # The same object as /t/<slug>/standings.json serves.
+        doc = standings_json(tournament)
         if format == "json":
             self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1))
             return

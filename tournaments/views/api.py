@@ -1,0 +1,124 @@
+"""The public read-only JSON API: standings, a round's pairings, one player's rounds.
+
+No login and no cookie: anyone may read what the public pages show, and a shared proxy
+or CDN may keep a response for a couple of seconds (`Cache-Control: public`). The ETag is
+the tournament's version, so a client polling an unchanged event costs one small query
+and gets a 304. Browsers on other sites may read it (CORS, GET only). The bodies come
+from the read model (tournaments.pages.exports), rendered once per version.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils.http import quote_etag
+from django.views.decorators.csrf import csrf_exempt
+
+from tournaments import live
+from tournaments.models import Player, Round, Tournament
+from tournaments.pages import exports
+from tournaments.pages.public import round_of
+from tournaments.parsing import ascii_int
+
+View = Callable[..., HttpResponse]
+
+# Long enough for a proxy to answer a burst of phones from one copy, short enough that a
+# result shows within the 5 s phones are promised (issue 4).
+MAX_AGE_SECONDS = 2
+JSON_TYPE = "application/json"
+
+
+def _cors(response: HttpResponse) -> HttpResponse:
+    response["Access-Control-Allow-Origin"] = "*"
+    # A cross-site script may read the ETag to send If-None-Match itself.
+    response["Access-Control-Expose-Headers"] = "ETag"
+    return response
+
+
+def _error(status: int, message: str) -> HttpResponse:
+    body = json.dumps({"error": message}, ensure_ascii=False)
+    response = HttpResponse(body, status=status, content_type=JSON_TYPE)
+    response["Cache-Control"] = "no-cache"
+    return _cors(response)
+
+
+def json_endpoint(view: View) -> View:
+    """Bind the tournament, answer If-None-Match with 304 while its version is unchanged,
+    and set the caching and CORS headers. The view returns the body's data; it is
+    serialized once per version (and query) and served from the cache after that."""
+
+    @functools.wraps(view)
+    @csrf_exempt  # read-only: nothing to forge, and a refused POST is answered here (405)
+    def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
+        if request.method == "OPTIONS":  # a preflight (a script sending If-None-Match)
+            response = HttpResponse(status=204)
+            response["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS"
+            response["Access-Control-Allow-Headers"] = "If-None-Match"
+            response["Access-Control-Max-Age"] = "86400"
+            return _cors(response)
+        if request.method not in ("GET", "HEAD"):
+            response = _error(405, "This API is read-only: use GET.")
+            response["Allow"] = "GET, HEAD, OPTIONS"
+            return response
+        t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
+        if t is None:
+            return _error(404, f"No tournament {slug!r}.")
+        # created_at guards against a deleted event's slug reused at the same version.
+        etag = quote_etag(f"{t.created_at.timestamp():.0f}.{t.version}")
+        wanted = [e.strip() for e in request.headers.get("If-None-Match", "").split(",")]
+        if etag in wanted or "*" in wanted:
+            response: HttpResponse = HttpResponseNotModified()
+        else:
+            try:
+                build = view(request, t, **kwargs)
+            except Http404 as exc:
+                return _error(404, str(exc))
+            query = request.GET.urlencode()
+            subject = "/".join(str(v) for v in kwargs.values())
+            key = (
+                f"api:{t.pk}:{t.created_at.timestamp()}:{t.version}:{view.__name__}:"
+                f"{quote(subject, safe='')}:{quote(query, safe='=&')}"
+            )
+            body = live.render_once(key, lambda: json.dumps(build(), ensure_ascii=False))
+            response = HttpResponse(body, content_type=JSON_TYPE)
+        response["ETag"] = etag
+        response["Cache-Control"] = f"public, max-age={MAX_AGE_SECONDS}"
+        return _cors(response)
+
+    return wrapper
+
+
+def _round(t: Tournament, request: HttpRequest) -> Round | None:
+    """?round=N, else the current round (None before round 1 is paired)."""
+    number = request.GET.get("round", "")
+    if number and ascii_int(number) is None:
+        raise Http404(f"No round {number!r}: give the round as a number.")
+    round_ = round_of(t, number)
+    if number and round_ is None:
+        raise Http404(f"No round {number} in this tournament.")
+    return round_
+
+
+@json_endpoint
+def standings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
+    return lambda: exports.standings_json(t)
+
+
+@json_endpoint
+def pairings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
+    round_ = _round(t, request)
+    return lambda: exports.pairings_json(t, round_)
+
+
+@json_endpoint
+def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[str, Any]]:
+    # PostgreSQL refuses NUL in text: no player can have it.
+    me = None if "\x00" in pid else Player.objects.filter(tournament=t, external_id=pid).first()
+    if me is None:
+        raise Http404(f"No player {pid!r} in this tournament.")
+    return lambda: exports.player_json(t, me)
