@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from tournaments.pairing.bracket import (
     BracketMatch,
+    SeedChange,
     final_placings,
     next_round,
+    seed_changes,
     seed_top_cut,
     suggested_swiss_rounds,
 )
@@ -150,3 +152,66 @@ def test_suggested_swiss_rounds_are_at_least_3_and_never_decrease(n: int) -> Non
 def test_suggested_swiss_rounds_rejects_a_field_of_one() -> None:
     with pytest.raises(ValueError):
         suggested_swiss_rounds(1)
+
+
+# --- Seed changes after a correction ----------------------------------------------------------
+
+
+def test_a_seed_who_falls_below_the_cut_goes_out_and_the_next_player_comes_in() -> None:
+    seeds = dict(enumerate(["a", "b", "c", "d"], start=1))
+    changes = seed_changes(seeds, ["a", "e", "b", "c", "d"])
+    assert changes == (
+        SeedChange("b", 2, 3, 3),
+        SeedChange("c", 3, 4, 4),
+        SeedChange("d", 4, 5, None),
+        SeedChange("e", None, 2, 2),
+    )
+    assert [c.kind for c in changes] == ["moved", "moved", "out", "in"]
+
+
+def test_no_seed_changes_while_the_standings_agree_with_the_bracket() -> None:
+    seeds = dict(enumerate(["a", "b"], start=1))
+    assert seed_changes(seeds, ["a", "b", "c"]) == ()
+
+
+def test_a_seeded_player_missing_from_the_standings_is_out_with_no_place() -> None:
+    assert seed_changes({1: "a", 2: "b"}, ["a", "c"]) == (
+        SeedChange("b", 2, None, None),
+        SeedChange("c", None, 2, 2),
+    )
+
+
+def test_seed_changes_refuse_a_bracket_that_is_not_numbered_from_1() -> None:
+    with pytest.raises(ValueError, match=r"1\.\.size"):
+        seed_changes({1: "a", 3: "b"}, ["a", "b"])
+    with pytest.raises(ValueError, match="duplicate"):
+        seed_changes({1: "a", 2: "b"}, ["a", "b", "a"])
+
+
+@given(data=st.data())
+def test_applying_the_seed_changes_gives_exactly_the_reseeded_bracket(data: st.DataObject) -> None:
+    size = data.draw(st.sampled_from([2, 4, 8]))
+    pool = [f"p{i}" for i in range(size + data.draw(st.integers(0, 6)))]
+    seeds = dict(enumerate(data.draw(st.permutations(pool))[:size], start=1))
+    ranked = data.draw(st.permutations(pool))
+    order = ranked[: data.draw(st.integers(0, len(pool)))]  # some may be no longer ranked
+
+    changes = seed_changes(seeds, order)
+
+    reseeded = dict(enumerate(order[:size], start=1))
+    bracket = {seed: player for seed, player in seeds.items()}
+    for change in changes:
+        if change.seed is not None:
+            assert bracket.pop(change.seed) == change.player
+    for change in changes:
+        if change.new_seed is not None:
+            assert change.new_seed not in bracket
+            bracket[change.new_seed] = change.player
+    assert bracket == reseeded
+    assert (changes == ()) == (reseeded == seeds)
+    assert len({c.player for c in changes}) == len(changes)
+    place = {player: k for k, player in enumerate(order, start=1)}
+    assert all(c.place == place.get(c.player) for c in changes)
+    assert all(c.seed != c.new_seed for c in changes)
+    if len(order) >= size:  # a full cut: every seat lost is a seat taken
+        assert sum(c.kind == "in" for c in changes) == sum(c.kind == "out" for c in changes)

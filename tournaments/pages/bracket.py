@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch
+from django.utils.dateparse import parse_datetime
 
-from tournaments.models import Match, Seat, Tournament
+from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
 from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, bracket_of, final_placings
 from tournaments.rules import playoff_name
+
+# The key in a top-cut audit entry's `after` that marks the organizer's decision after a
+# correction ("keep" or "reseed"); services.corrections writes it, the pages read it back.
+# Plain top-cut entries (starting the cut) carry no such key.
+CUT_DECISION = "cut_decision"
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -104,3 +111,36 @@ def placings(t: Tournament) -> list[dict[str, Any]]:
     order = final_placings(bracket)
     names = dict(t.players.filter(external_id__in=order).values_list("external_id", "name"))
     return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
+
+
+def latest_cut_entry(t: Tournament) -> AuditEntry | None:
+    """The newest top-cut audit entry: the cut's start, or a decision taken since."""
+    return (
+        AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT)
+        .order_by("-at", "-id")
+        .first()
+    )
+
+
+def cut_note(t: Tournament) -> dict[str, Any] | None:
+    """What the public bracket says when the cut was kept or re-seeded after a correction
+    to a Swiss result: {"decision": "keep" | "reseed", "round", "table" (None when not
+    known), "at" (when the correction was made)}; None when the seeds stand as seeded.
+
+    Only the newest top-cut entry counts: a cut started again later replaces any decision.
+    """
+    entry = latest_cut_entry(t)
+    after = entry.after if entry is not None and isinstance(entry.after, dict) else {}
+    decision = after.get(CUT_DECISION)
+    if entry is None or decision not in ("keep", "reseed"):
+        return None
+    correction = after.get("correction") or {}
+    at: datetime | None = None
+    if isinstance(correction.get("at"), str):
+        at = parse_datetime(correction["at"])
+    return {
+        "decision": decision,
+        "round": correction.get("round"),
+        "table": correction.get("table"),
+        "at": at or entry.at,
+    }

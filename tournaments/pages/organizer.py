@@ -14,6 +14,7 @@ from django.db.models import Count, Prefetch, Q
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
+from tournaments.pages.corrections import cut_check
 from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -208,6 +209,8 @@ def after_result(t: Tournament, match: Match) -> dict[str, Any]:
         "missing_now": summary.missing_now,
         "last_round": {"number": summary.last[0]} if summary.last else None,
         "round_notice": notice,
+        # A Swiss correction after the cut was seeded may move its seeds: never silent.
+        "cut_check": None if match.round.playoff else cut_check(t),
         # The panel's buttons change only when the round becomes complete or reopens.
         "actions_changed": summary.missing_now <= 1,
     }
@@ -292,9 +295,11 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
             r.number for r in swiss if viewed is not None and r.number > viewed.number
         ],
         "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
+        "cut_check": cut_check(t),
         **actions(t, summary, bracket=bracket),
         **organizer_bracket(t, bracket),
-        **clock_panel(t, rounds[-1] if rounds else None),
+        # The round being played (a pod's schedule is paired whole, ahead of play).
+        **clock_panel(t),
     }
     ctx["players"] = players
     # Players never paired may be removed outright (entered twice by mistake).
@@ -316,5 +321,6 @@ def round_page(t: Tournament, viewed: Round) -> dict[str, Any]:
         "round_screen": True,
         "later_rounds": [r.number for r in swiss if r.number > viewed.number],
         "matches": round_matches(viewed, t.best_of) if is_league else [],
+        "cut_check": cut_check(t),
         **actions(t, round_summary(t)),
     }

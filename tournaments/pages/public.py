@@ -27,7 +27,7 @@ from scoring.services import (
     points_stored,
 )
 from tournaments.models import MatchKind, Player, Round, Seat, Tournament
-from tournaments.pages.bracket import bracket_rounds, named_rounds, placings
+from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
@@ -459,5 +459,7 @@ def bracket(t: Tournament) -> dict[str, Any]:
     return {
         "rounds": named_rounds(bracket_rounds(t)),
         "placings": placings(t),
+        # Re-seeded or kept after a Swiss correction: the public bracket says so.
+        "cut_note": cut_note(t),
         "poll": POLL_SECONDS,
     }

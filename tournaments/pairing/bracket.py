@@ -7,7 +7,7 @@ Seeds are Swiss standings (1 = best); the better seed of a match is `high`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tournaments.rules import TOP_CUT_SIZES, suggested_swiss_rounds
@@ -15,9 +15,11 @@ from tournaments.rules import TOP_CUT_SIZES, suggested_swiss_rounds
 __all__ = [
     "BRACKET_SEEDS",
     "BracketMatch",
+    "SeedChange",
     "bracket_of",
     "final_placings",
     "next_round",
+    "seed_changes",
     "seed_top_cut",
     "suggested_swiss_rounds",
 ]
@@ -130,3 +132,53 @@ def final_placings(rounds: Sequence[Sequence[BracketMatch]]) -> tuple[str, ...]:
             losers.append((match.seed_of(loser), loser))
         placings.extend(pid for _, pid in sorted(losers))
     return tuple(placings)
+
+
+@dataclass(frozen=True, slots=True)
+class SeedChange:
+    """One player whose place in the cut a re-seed from the current standings would change.
+
+    `seed`: the seed they hold in the bracket (None: not in the cut); `place`: their place
+    in the current standings (None: no longer ranked, e.g. dropped); `new_seed`: the seed a
+    re-seed would give them (None: out of the cut).
+    """
+
+    player: str
+    seed: int | None
+    place: int | None
+    new_seed: int | None
+
+    @property
+    def kind(self) -> str:
+        """One of "out" (loses their seat), "in" (enters the cut), "moved" (another seed)."""
+        if self.new_seed is None:
+            return "out"
+        return "in" if self.seed is None else "moved"
+
+
+def seed_changes(seeds: Mapping[int, str], order: Sequence[str]) -> tuple[SeedChange, ...]:
+    """Which seeds a re-seed from `order` (current standings, best first) would change.
+
+    `seeds` is the bracket as seeded (seed -> player, seeds 1..size). Seeded players come
+    first in seed order, then the players who would enter, in their new seed order; an
+    empty answer means the bracket still matches the standings.
+    """
+    size = len(seeds)
+    if sorted(seeds) != list(range(1, size + 1)):
+        raise ValueError("seeds must be numbered 1..size")
+    if len(set(seeds.values())) != size:
+        raise ValueError("a player holds two seeds")
+    if len(set(order)) != len(order):
+        raise ValueError("duplicate player ids in the standings")
+    place = {player: k for k, player in enumerate(order, start=1)}
+    new_seed = {player: k for k, player in enumerate(order[:size], start=1)}
+    seeded = {player: seed for seed, player in seeds.items()}
+    out = [
+        SeedChange(player, seed, place.get(player), new_seed.get(player))
+        for seed, player in sorted(seeds.items())
+        if new_seed.get(player) != seed
+    ]
+    out.extend(
+        SeedChange(player, None, k, k) for player, k in new_seed.items() if player not in seeded
+    )
+    return tuple(out)

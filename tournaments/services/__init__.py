@@ -6,6 +6,7 @@
     results.py    a match's result, a league table's places
     rounds.py     pair the next round, undo it, the Day-2 cut
     playoff.py    the top cut: seed it, pair its next round
+    corrections.py  after a correction moved the cut's seeds: re-seed it or keep it
     lifecycle.py  create, plan, finish
     clock.py      the round clock
     staff.py      who may run the event
@@ -16,6 +17,7 @@ call `services.record_result(...)`); each lives in the module that its concern n
 """
 
 from tournaments.services.clock import add_clock_minutes, pause_clock, resume_clock, start_clock
+from tournaments.services.corrections import keep_top_cut, reseed_top_cut
 from tournaments.services.imports import import_document
 from tournaments.services.lifecycle import (
     create_tournament,
@@ -50,6 +52,7 @@ __all__ = [
     "drop_player",
     "finish",
     "import_document",
+    "keep_top_cut",
     "lock",
     "new_seed",
     "pair_next_round",
@@ -62,6 +65,7 @@ __all__ = [
     "remove_staff",
     "rename_player",
     "reopen",
+    "reseed_top_cut",
     "resume_clock",
     "round_rng",
     "start_clock",

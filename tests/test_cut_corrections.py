@@ -1,0 +1,401 @@
+"""A Swiss result corrected after the top cut was seeded (issue 12 item 3): the notice
+names the seeds it changes, the organizer re-seeds (while no playoff result is in) or
+keeps the cut, the choice is audited and remembered, and the public bracket says so."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from django.test import Client
+
+from tournaments import services
+from tournaments.interchange import export_document
+from tournaments.models import AuditAction, AuditEntry, Match, MatchKind, Seat, Tournament
+from tournaments.pages import public
+from tournaments.pages.bracket import CUT_DECISION, cut_note
+from tournaments.pages.corrections import cut_check, cut_state
+from tournaments.services import ServiceError
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def owner(django_user_model: type[User]) -> User:
+    return django_user_model.objects.create_user("owner")
+
+
+@pytest.fixture
+def oc(client: Client, owner: User) -> Client:
+    client.force_login(owner)
+    return client
+
+
+_SWISS: list[dict[str, Any]] = []  # the Swiss rounds as a backup document, built once
+
+
+@pytest.fixture
+def cut(owner: User) -> Tournament:
+    """16 players, 4 Swiss rounds (the first seat wins 2-1), the top 8 seeded.
+
+    Round 4, table 2 is Player 12 (seed 4, 9 points) beating Player 15 (9th, 6 points).
+    The Swiss rounds are played once through the services, then restored from their
+    backup for each test (one write instead of 33).
+    """
+    if _SWISS:
+        t = services.import_document(copy.deepcopy(_SWISS[0]), owner=owner)
+    else:
+        t = services.create_tournament(name="Cut Correction", owner=owner, seed=3, top_cut=8)
+        services.register_players(tournament=t, names=[f"Player {i:02}" for i in range(1, 17)])
+        for _ in range(4):
+            services.pair_next_round(tournament=t)
+            for m in Match.objects.filter(
+                round__tournament=t, kind=MatchKind.PLAYED, reported=False
+            ):
+                services.record_result(match=m, wins=(2, 1))
+        _SWISS.append(export_document(fresh(t), backup=True))
+    services.start_top_cut(tournament=t, size=8, by=owner)
+    return fresh(t)
+
+
+def fresh(t: Tournament) -> Tournament:
+    return Tournament.objects.get(pk=t.pk)
+
+
+def swiss_match(t: Tournament, number: int, table: int) -> Match:
+    return Match.objects.get(round__tournament=t, round__number=number, table=table)
+
+
+def correct(t: Tournament, wins: tuple[int, int] = (1, 2), table: int = 2) -> Tournament:
+    """Correct round 4's result at `table` (table 2 by default: Player 12 now loses)."""
+    services.record_result(match=swiss_match(t, 4, table), wins=wins)
+    return fresh(t)
+
+
+def quarterfinal_players(t: Tournament) -> list[tuple[str, str]]:
+    seats = Seat.objects.filter(round__tournament=t, round__playoff=True).order_by(
+        "match__table", "position"
+    )
+    names = [s.player.name for s in seats.select_related("player")]
+    return list(zip(names[0::2], names[1::2], strict=True))
+
+
+def enter_a_playoff_result(t: Tournament) -> None:
+    first = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("table")[0]
+    services.record_result(match=first, wins=(2, 0))
+
+
+def decisions(t: Tournament) -> list[AuditEntry]:
+    return [
+        e
+        for e in AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT)
+        if isinstance(e.after, dict) and CUT_DECISION in e.after
+    ]
+
+
+# --- The notice ---------------------------------------------------------------------------------
+
+
+def test_no_notice_while_the_seeds_still_match_the_standings(cut: Tournament) -> None:
+    assert cut_check(cut) is None
+    state = cut_state(cut)
+    assert state is not None and state["changes"] == [] and state["size"] == 8
+
+
+def test_outside_a_top_cut_the_notice_costs_no_query(
+    owner: User, django_assert_num_queries: Any
+) -> None:
+    t = services.create_tournament(name="No Cut", owner=owner, seed=1)
+    with django_assert_num_queries(0):
+        assert cut_check(t) is None
+
+
+def test_a_correction_names_who_falls_out_and_who_enters_the_cut(cut: Tournament) -> None:
+    t = correct(cut)
+    check = cut_check(t)
+    assert check is not None
+    texts = [c["text"] for c in check["changes"]]
+    assert any(text.startswith("Player 12 (seed 4) would now be") for text in texts)
+    assert any(text.endswith(": out of the cut") for text in texts)
+    assert "Player 15 (9 points, now 4th) would enter as seed 4" in texts or any(
+        text.startswith("Player 15 (9 points, now") and "would enter as seed" in text
+        for text in texts
+    )
+    assert check["correction"]["round"] == 4 and check["correction"]["table"] == 2
+    assert check["reseed_blocked"] is None
+
+
+def test_the_pending_notice_costs_a_few_queries(
+    cut: Tournament, django_assert_max_num_queries: Any
+) -> None:
+    t = correct(cut)
+    with django_assert_max_num_queries(4):
+        assert cut_check(t) is not None
+
+
+def test_a_correction_below_the_cut_raises_no_notice(cut: Tournament) -> None:
+    # Round 4 table 8 is two 0-3 / 3-pointers far below the cut: nothing moves in the top 8.
+    t = correct(cut, table=8)
+    assert cut_check(t) is None
+
+
+def test_the_notice_template_links_to_the_review(cut: Tournament) -> None:
+    t = correct(cut)
+    html = render_to_string("tournaments/manage/_cut_notice.html", {"cut_check": cut_check(t)})
+    assert "A correction changed the top cut's seeds" in html
+    assert f'href="/t/{t.slug}/manage/corrections/"' in html
+    assert (
+        render_to_string("tournaments/manage/_cut_notice.html", {"cut_check": None}).strip() == ""
+    )
+
+
+# --- Re-seed ------------------------------------------------------------------------------------
+
+
+def test_reseed_pairs_the_quarterfinals_again_from_the_current_standings(
+    cut: Tournament, owner: User
+) -> None:
+    t = correct(cut)
+    before = quarterfinal_players(t)
+    state = cut_state(t)
+    assert state is not None
+    services.reseed_top_cut(tournament=t, seen=state["seen"], by=owner)
+    t = fresh(t)
+    after = quarterfinal_players(t)
+    assert after != before
+    names = dict(t.players.values_list("external_id", "name"))
+    order = [names[p] for p in state["order"][:8]]
+    assert after == [(order[a - 1], order[b - 1]) for a, b in ((1, 8), (4, 5), (2, 7), (3, 6))]
+    assert all("Player 12" not in pair for pair in after)
+    assert cut_check(t) is None and t.status == "top_cut"
+    (entry,) = decisions(t)
+    assert entry.after[CUT_DECISION] == "reseed" and entry.user == owner
+    assert entry.summary.startswith("Re-seeded the top 8 after a correction to round 4 (table 2)")
+
+
+def test_reseed_is_refused_once_a_playoff_result_is_entered(cut: Tournament) -> None:
+    enter_a_playoff_result(cut)
+    t = correct(cut)
+    before = quarterfinal_players(t)
+    state = cut_state(t)
+    assert state is not None and state["changes"] and state["reseed_blocked"]
+    with pytest.raises(ServiceError, match="playoff result is already entered"):
+        services.reseed_top_cut(tournament=t)
+    assert quarterfinal_players(t) == before and decisions(t) == []
+    services.keep_top_cut(tournament=t)  # keeping stays possible
+    assert cut_check(fresh(t)) is None
+
+
+def test_the_seed_changes_read_the_same_before_and_after_a_playoff_result(
+    cut: Tournament,
+) -> None:
+    t = correct(cut)
+    without = cut_state(t)
+    enter_a_playoff_result(t)
+    with_result = cut_state(fresh(t))
+    assert without is not None and with_result is not None
+    assert with_result["fingerprint"] == without["fingerprint"]
+
+
+def test_nothing_to_decide_is_refused_with_a_message(cut: Tournament) -> None:
+    with pytest.raises(ServiceError, match="nothing to decide"):
+        services.reseed_top_cut(tournament=cut)
+    with pytest.raises(ServiceError, match="nothing to decide"):
+        services.keep_top_cut(tournament=cut)
+
+
+def test_a_choice_made_on_a_stale_review_is_refused(cut: Tournament) -> None:
+    t = correct(cut)
+    seen = cut_state(t)["seen"]  # type: ignore[index]
+    t = correct(t, table=3)  # Player 06 (seed 3) loses too: the picture changed meanwhile
+    with pytest.raises(ServiceError, match="changed since you looked"):
+        services.keep_top_cut(tournament=t, seen=seen)
+    assert decisions(t) == []
+
+
+# --- Keep ---------------------------------------------------------------------------------------
+
+
+def test_keep_is_audited_and_remembered_until_a_further_correction(
+    cut: Tournament, owner: User
+) -> None:
+    t = correct(cut)
+    services.keep_top_cut(tournament=t, seen=cut_state(t)["seen"], by=owner)  # type: ignore[index]
+    t = fresh(t)
+    assert cut_check(t) is None
+    (entry,) = decisions(t)
+    assert entry.after[CUT_DECISION] == "keep" and entry.user == owner
+    assert entry.summary.startswith("Kept the top 8 as seeded after a correction to round 4")
+    assert "Player 12 (seed 4)" in entry.summary
+    # A further correction that changes the seeds' picture raises the notice again.
+    t = correct(t, table=3)
+    again = cut_check(t)
+    assert again is not None and again["correction"]["table"] == 3
+    assert any(c["text"].startswith("Player 06 (seed 3)") for c in again["changes"])
+
+
+def test_keeping_twice_writes_one_entry(cut: Tournament) -> None:
+    t = correct(cut)
+    services.keep_top_cut(tournament=t)
+    version = fresh(t).version
+    services.keep_top_cut(tournament=fresh(t))
+    assert len(decisions(t)) == 1 and fresh(t).version == version
+
+
+def test_undoing_the_correction_clears_the_notice(cut: Tournament) -> None:
+    t = correct(cut)
+    assert cut_check(t) is not None
+    t = correct(t, wins=(2, 1))
+    assert cut_check(t) is None
+
+
+# --- The public bracket -------------------------------------------------------------------------
+
+
+def public_bracket_html(t: Tournament) -> str:
+    context = {**public.bracket(t), "tournament": t}
+    return render_to_string("tournaments/_bracket.html", context)
+
+
+def test_the_public_bracket_says_the_seeds_were_kept_after_a_correction(cut: Tournament) -> None:
+    assert cut_note(cut) is None
+    assert "cut-note" not in public_bracket_html(cut)
+    t = correct(cut)
+    services.keep_top_cut(tournament=t)
+    html = public_bracket_html(fresh(t))
+    assert "Seeds kept as of the cut after a correction to round 4 (table 2) at " in html
+
+
+def test_the_public_bracket_says_the_cut_was_reseeded_after_a_correction(cut: Tournament) -> None:
+    t = correct(cut)
+    services.reseed_top_cut(tournament=t)
+    note = cut_note(fresh(t))
+    assert note is not None and (note["decision"], note["round"], note["table"]) == ("reseed", 4, 2)
+    assert "Re-seeded after a correction to round 4 (table 2) on " in public_bracket_html(fresh(t))
+
+
+# --- Views --------------------------------------------------------------------------------------
+
+
+def review_url(t: Tournament, tail: str = "") -> str:
+    return f"/t/{t.slug}/manage/corrections/{tail}"
+
+
+def test_the_review_page_lists_the_seed_changes_and_both_choices(
+    oc: Client, cut: Tournament
+) -> None:
+    t = correct(cut)
+    response = oc.get(review_url(t))
+    page = response.content.decode()
+    assert response.status_code == 200 and "<html" in page
+    assert "Player 12 (seed 4) would now be" in page
+    assert 'id="cut-reseed"' in page and 'id="cut-keep"' in page
+    assert f'action="{review_url(t, "reseed/")}"' in page
+
+
+def test_the_review_answers_htmx_with_its_panel(oc: Client, cut: Tournament) -> None:
+    t = correct(cut)
+    response = oc.get(review_url(t), **HX)
+    page = response.content.decode()
+    assert response.status_code == 200 and "<html" not in page
+    assert page.startswith('<section id="cut-check"') and "out of the cut" in page
+
+
+def test_the_review_disables_reseed_with_the_reason_after_a_playoff_result(
+    oc: Client, cut: Tournament
+) -> None:
+    enter_a_playoff_result(cut)
+    t = correct(cut)
+    page = oc.get(review_url(t)).content.decode()
+    assert 'id="cut-reseed" disabled' in page and "playoff result is already entered" in page
+
+
+def test_the_review_says_so_when_the_seeds_match(oc: Client, cut: Tournament) -> None:
+    page = oc.get(review_url(cut)).content.decode()
+    assert "seeds match the current standings" in page and 'id="cut-keep"' not in page
+
+
+def test_keep_by_a_plain_post_redirects_to_the_review(oc: Client, cut: Tournament) -> None:
+    t = correct(cut)
+    response = oc.post(review_url(t, "keep/"), {"seen": cut_state(t)["seen"]})  # type: ignore[index]
+    assert response.status_code == 302 and response["Location"] == review_url(t)
+    assert len(decisions(t)) == 1 and cut_check(fresh(t)) is None
+    page = oc.get(response["Location"]).content.decode()
+    assert "stays as seeded" in page and "You kept the cut as seeded" in page
+
+
+def test_keep_by_htmx_answers_the_panel(oc: Client, cut: Tournament) -> None:
+    t = correct(cut)
+    response = oc.post(review_url(t, "keep/"), {"seen": cut_state(t)["seen"]}, **HX)  # type: ignore[index]
+    page = response.content.decode()
+    assert response.status_code == 200 and page.startswith('<section id="cut-check"')
+    assert "stays as seeded" in page and len(decisions(t)) == 1
+
+
+def test_reseed_by_a_plain_post_and_by_htmx(oc: Client, cut: Tournament) -> None:
+    t = correct(cut)
+    response = oc.post(review_url(t, "reseed/"), {"seen": cut_state(t)["seen"]})  # type: ignore[index]
+    assert response.status_code == 302 and decisions(t)[0].after[CUT_DECISION] == "reseed"
+    t = correct(t, table=3)
+    response = oc.post(review_url(t, "reseed/"), {"seen": cut_state(t)["seen"]}, **HX)  # type: ignore[index]
+    assert response.status_code == 200 and "re-seeded from the current standings" in (
+        response.content.decode()
+    )
+    assert len(decisions(t)) == 2 and cut_check(fresh(t)) is None
+
+
+@pytest.mark.parametrize("headers", [{}, HX])
+def test_a_refused_reseed_answers_422_with_the_reason(
+    oc: Client, cut: Tournament, headers: dict[str, str]
+) -> None:
+    enter_a_playoff_result(cut)
+    t = correct(cut)
+    response = oc.post(review_url(t, "reseed/"), {"seen": "garbage"}, **headers)
+    assert response.status_code == 422
+    assert "changed since you looked" in response.content.decode()
+    response = oc.post(review_url(t, "reseed/"), {}, **headers)
+    assert response.status_code == 422
+    assert "playoff result is already entered" in response.content.decode()
+    assert decisions(t) == []
+
+
+@pytest.mark.parametrize("tail", ["", "keep/", "reseed/"])
+def test_only_the_event_managers_reach_the_corrections(
+    client: Client, cut: Tournament, django_user_model: type[User], tail: str
+) -> None:
+    t = correct(cut)
+    send = client.get if not tail else client.post
+    response = send(review_url(t, tail))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    client.force_login(django_user_model.objects.create_user("mallory"))
+    assert send(review_url(t, tail)).status_code == 403
+    assert decisions(t) == []
+
+
+def test_a_correction_from_the_round_screen_raises_the_notice_with_its_row(
+    oc: Client, cut: Tournament
+) -> None:
+    m = swiss_match(cut, 4, 2)
+    page = oc.post(
+        f"/t/{cut.slug}/manage/rounds/4/quick/", {"entry": "2 1-2"}, **HX
+    ).content.decode()
+    assert f'<tr id="match-{m.pk}" class="done" data-won="b" hx-swap-oob="true">' in page
+    assert "A correction changed the top cut's seeds" in page
+    assert f"/t/{cut.slug}/manage/corrections/" in page
+    screen = oc.get(f"/t/{cut.slug}/manage/rounds/4/").content.decode()
+    assert "A correction changed the top cut's seeds" in screen
+
+
+def test_the_public_bracket_page_says_the_cut_was_kept_after_a_correction(
+    client: Client, owner: User, cut: Tournament
+) -> None:
+    t = correct(cut)
+    state = cut_state(t)
+    assert state is not None
+    services.keep_top_cut(tournament=t, seen=state["seen"], by=owner)
+    page = client.get(f"/t/{t.slug}/bracket/").content.decode()
+    assert "after a correction" in page

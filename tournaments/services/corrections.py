@@ -1,0 +1,121 @@
+"""The organizer's answer when a correction changed the top cut's seeds: re-seed or keep.
+
+Both answers are top-cut audit entries whose `after` carries pages.bracket.CUT_DECISION
+("reseed" or "keep"), the seed changes they answer and the correction that caused them:
+the audit log is where the decision is remembered (no model field, no migration), and
+pages.corrections / pages.bracket read it back. They reuse AuditAction.TOP_CUT rather
+than a new action value (which would need a migration): the entry's summary says which
+answer it was, and the audit log groups it with the cut it changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tournaments.models import AuditAction, Round, Status, Tournament
+from tournaments.pages.bracket import CUT_DECISION
+from tournaments.pages.corrections import correction_payload, correction_text, cut_state
+from tournaments.pairing.bracket import seed_top_cut
+from tournaments.services.seating import create_round
+from tournaments.services.writing import ServiceError, writing
+
+NO_CUT = "There is no top cut in progress to check."
+NOTHING_CHANGED = "The top cut's seeds still match the standings: there is nothing to decide."
+STALE = "The standings changed since you looked: review the seeds again."
+
+
+def _checked_state(t: Tournament, seen: str | None) -> dict[str, Any]:
+    if t.status != Status.TOP_CUT:
+        raise ServiceError(NO_CUT)
+    state = cut_state(t)
+    if state is None:
+        raise ServiceError(NO_CUT)
+    if not state["changes"]:
+        raise ServiceError(NOTHING_CHANGED)
+    if seen is not None and seen != state["seen"]:
+        raise ServiceError(STALE)
+    return state
+
+
+def _after(state: dict[str, Any], decision: str) -> dict[str, Any]:
+    return {
+        CUT_DECISION: decision,
+        "changes": state["fingerprint"],
+        "correction": correction_payload(state["correction"]),
+    }
+
+
+def _cause(state: dict[str, Any]) -> str:
+    where = correction_text(state["correction"])
+    return f"after a correction to {where}" if where else "after a correction"
+
+
+def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = None) -> Round:
+    """Seed the first playoff round again from the current standings (1-8, 4-5, 2-7, 3-6,
+    as services.playoff.start_top_cut does), while no playoff result is entered.
+
+    `seen`: the token of the changes the organizer reviewed (pages.corrections); when
+    the standings moved on meanwhile, the re-seed is refused rather than applied to
+    changes nobody saw.
+    """
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        state = _checked_state(t, seen)
+        if state["reseed_blocked"]:
+            raise ServiceError(state["reseed_blocked"])
+        size: int = state["size"]
+        # No playoff result means no second playoff round: this is the only one.
+        old = t.rounds.filter(playoff=True).order_by("number")
+        first = old.first()
+        assert first is not None  # cut_state found its seats
+        bracket = seed_top_cut(state["order"], size)
+        players = {
+            p.external_id: p for p in t.players.filter(external_id__in=state["order"][:size])
+        }
+        number, phase = first.number, first.phase
+        clock = {
+            "clock_ends_at": first.clock_ends_at,
+            "clock_paused_remaining": first.clock_paused_remaining,
+        }
+        old.delete()
+        round_ = create_round(
+            t,
+            number=number,
+            playoff=True,
+            phase=phase,
+            tables=[[players[m.high], players[m.low]] for m in bracket],
+        )
+        # The round's clock keeps running: the matches are the same round of the event.
+        Round.objects.filter(pk=round_.pk).update(**clock)
+        w.changed()
+        before_seeds = [state["seeds"][k] for k in sorted(state["seeds"])]
+        w.audit(
+            AuditAction.TOP_CUT,
+            f"Re-seeded the top {size} {_cause(state)}: "
+            + "; ".join(c["text"] for c in state["changes"]),
+            before={"seeds": before_seeds},
+            after={**_after(state, "reseed"), "round": number, "seeds": state["order"][:size]},
+        )
+    return round_
+
+
+def keep_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = None) -> None:
+    """Keep the cut as seeded despite the correction: remembered (audited) so the notice
+    stays away until a further correction changes the seeds' picture again. Keeping what
+    is already kept writes nothing."""
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        state = _checked_state(t, seen)
+        if state["decided"]:
+            return
+        size = state["size"]
+        w.touched()  # the public bracket now says the seeds were kept
+        w.audit(
+            AuditAction.TOP_CUT,
+            f"Kept the top {size} as seeded {_cause(state)}: "
+            + "; ".join(c["text"] for c in state["changes"]),
+            after={
+                **_after(state, "keep"),
+                "seeds": [state["seeds"][k] for k in sorted(state["seeds"])],
+            },
+        )
