@@ -275,7 +275,7 @@ def test_the_public_bracket_says_the_cut_was_reseeded_after_a_correction(cut: To
     services.reseed_top_cut(tournament=t)
     note = cut_note(fresh(t))
     assert note is not None and (note["decision"], note["round"], note["table"]) == ("reseed", 4, 2)
-    assert "Re-seeded after a correction to round 4 (table 2) on " in public_bracket_html(fresh(t))
+    assert "Re-seeded after a correction to round 4 (table 2) at " in public_bracket_html(fresh(t))
 
 
 # --- Views --------------------------------------------------------------------------------------
