@@ -193,7 +193,9 @@ def test_jump_to_a_table_opens_its_form_in_place_or_on_its_own_screen(
 ) -> None:
     m = at(paired, 7)
     plain = oc.get(screen(paired, "table/") + "?table=7")
-    assert plain.status_code == 302 and plain["Location"] == f"/t/{paired.slug}/manage/matches/{m.pk}/"
+    assert (
+        plain.status_code == 302 and plain["Location"] == f"/t/{paired.slug}/manage/matches/{m.pk}/"
+    )
     page = body(oc.get(plain["Location"]))
     assert "Table 7, round 1" in page and 'name="wins_a"' in page
     hx = body(oc.get(screen(paired, "table/") + "?table=7", **HX))

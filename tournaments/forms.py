@@ -177,3 +177,9 @@ class TopCutForm(forms.Form):
     size = forms.TypedChoiceField(
         choices=[(n, f"Top {n}") for n in reversed(TOP_CUT_SIZES)], coerce=int, initial=8
     )
+
+
+class StaffForm(forms.Form):
+    """A username to add to an event's staff (an existing account, or a new one)."""
+
+    username = forms.CharField(max_length=150)

@@ -14,6 +14,7 @@ import socket
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -222,3 +223,12 @@ def port_is_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def phone_url(request: Any, path: str) -> str:
+    """The absolute URL phones open: on settings.PUBLIC_URL (the venue mode's network
+    address) when set, else on the host the organizer's browser used."""
+    from django.conf import settings
+
+    base = getattr(settings, "PUBLIC_URL", "")
+    return base + path if base else request.build_absolute_uri(path)

@@ -28,7 +28,7 @@ def big_round(django_user_model: type[User]) -> Tournament:
 def laptop(browser: Any, live_server: Any, big_round: Tournament) -> Any:
     """The organizer's laptop (1366x768), logged in, on round 1's screen."""
     from django.conf import settings
-    from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
     user = User.objects.get(username="td")

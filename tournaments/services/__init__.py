@@ -38,7 +38,14 @@ from tournaments.services.playoff import start_top_cut
 from tournaments.services.results import check_two_player_result, record_game, record_result
 from tournaments.services.rounds import cut_to_next_phase, pair_next_round, undo_round
 from tournaments.services.seating import round_rng
-from tournaments.services.staff import add_staff, remove_staff
+from tournaments.services.staff import (
+    add_staff,
+    create_account,
+    create_staff_account,
+    remove_staff,
+    renew_set_password_link,
+    set_password_path,
+)
 from tournaments.services.writing import ServiceError, lock, writing
 
 __all__ = [
@@ -47,6 +54,8 @@ __all__ = [
     "add_clock_minutes",
     "add_staff",
     "check_two_player_result",
+    "create_account",
+    "create_staff_account",
     "create_tournament",
     "cut_to_next_phase",
     "drop_player",
@@ -64,10 +73,12 @@ __all__ = [
     "remove_player",
     "remove_staff",
     "rename_player",
+    "renew_set_password_link",
     "reopen",
     "reseed_top_cut",
     "resume_clock",
     "round_rng",
+    "set_password_path",
     "start_clock",
     "start_top_cut",
     "undo_round",

@@ -1,13 +1,27 @@
-"""Staff: the owner adds or removes people who may run the event like the owner."""
+"""Staff: the owner adds or removes people who may run the event like the owner, and
+creates accounts for helpers who have none (no mail server needed: the owner hands them
+a one-time link to set their own password)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from tournaments.models import AuditAction, Tournament
 from tournaments.services.writing import ServiceError, writing
+
+OWNER_ONLY = "Only the event's owner creates staff accounts and their links."
+
+
+class UsernameTaken(ServiceError):
+    """The new account's username (in any case) belongs to someone already."""
 
 
 def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
@@ -37,3 +51,88 @@ def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> Non
         w.touched()
         w.audit(AuditAction.STAFF, f"Removed {user.get_username()} from the staff",
                 before=user.get_username())  # fmt: skip
+
+
+def create_account(*, username: str, superuser: bool = False) -> Any:
+    """A login without a usable password: its holder sets one through
+    `set_password_path(user)`, so no password is ever chosen by, or shown to, anyone else."""
+    model = get_user_model()
+    username = username.strip()
+    if not username:
+        raise ServiceError("Give a username for the new account.")
+    try:
+        # The user model's own rules: at most 150 characters, letters, digits and @.+-_
+        model._meta.get_field(model.USERNAME_FIELD).run_validators(username)
+    except ValidationError as exc:
+        raise ServiceError(f"Username {username!r}: {' '.join(exc.messages)}") from None
+    # Usernames are unique as typed; one differing only in case would be a confusing twin.
+    existing = model.objects.filter(**{f"{model.USERNAME_FIELD}__iexact": username}).first()
+    if existing is not None:
+        raise UsernameTaken(f"An account called {existing.get_username()!r} exists already.")
+    fields = {"is_staff": True, "is_superuser": True} if superuser else {}
+    try:
+        with transaction.atomic():  # a twin created meanwhile fails here, not the caller's block
+            return model.objects.create_user(username, password=None, **fields)
+    except IntegrityError:
+        raise UsernameTaken(f"An account called {username!r} exists already.") from None
+
+
+def create_staff_account(*, tournament: Tournament, username: str, by: Any = None) -> Any:
+    """A new account, on this event's staff at once; the caller hands out its link."""
+    with writing(tournament, by=by, when_finished=True) as w:
+        t = w.tournament
+        _check_owner(t, by)
+        try:
+            user = create_account(username=username)
+        except UsernameTaken as exc:
+            raise UsernameTaken(f"{exc} To make them staff, add them by username above.") from None
+        t.staff.add(user)
+        w.touched()
+        w.audit(AuditAction.STAFF, f"Staff account created: {user.get_username()}",
+                after=user.get_username())  # fmt: skip
+    return user
+
+
+def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = None) -> Any:
+    """Make every earlier set-password link of a staff account that has not set its
+    password stop working; the caller then hands out a new one (`set_password_path`)."""
+    with writing(tournament, by=by, when_finished=True) as w:
+        t = w.tournament
+        _check_owner(t, by)
+        user = t.staff.filter(pk=user_id).first()
+        if user is None:
+            raise ServiceError("That user is not on the staff.")
+        name = user.get_username()
+        if user.has_usable_password():
+            raise ServiceError(f"{name} has set a password already: they log in with it.")
+        # Whoever holds the link holds the account: an owner may hand out links only for
+        # accounts that work at no one else's event, or one owner could take over a
+        # helper another owner created before the helper had set a password.
+        elsewhere = (
+            user.is_staff
+            or user.is_superuser
+            or user.owned_tournaments.exists()
+            or user.staffed_tournaments.exclude(owner_id=t.owner_id).exists()
+        )
+        if elsewhere and not getattr(by, "is_superuser", False):
+            raise ServiceError(
+                f"{name} also works at other organizers' events: ask a site admin for the link."
+            )
+        # The token hashes the stored password: a fresh unusable one voids the old links.
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        w.audit(AuditAction.STAFF, f"New set-password link for {name}", after=name)
+    return user
+
+
+def set_password_path(user: Any) -> str:
+    """/accounts/set-password/<uid>/<token>/: works until the password is set (the token
+    hashes the stored password) and for settings.PASSWORD_RESET_TIMEOUT at most."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("set_password", args=[uid, default_token_generator.make_token(user)])
+
+
+def _check_owner(t: Tournament, by: Any) -> None:
+    # by=None is the command line or a test: trusted callers. A person must own the event.
+    if by is not None and not (getattr(by, "is_superuser", False) or t.owner_id == by.pk):
+        raise ServiceError(OWNER_ONLY)

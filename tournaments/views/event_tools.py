@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import services
+from tournaments.forms import StaffForm
 from tournaments.interchange import DocumentError, export_document, parse_document
 from tournaments.models import Tournament
 from tournaments.pages import audit as audit_pages
@@ -27,6 +28,7 @@ from tournaments.parsing import ascii_int
 from tournaments.permissions import manager_required
 from tournaments.rules import DEFAULT_ROUND_MINUTES
 from tournaments.services import ServiceError
+from tournaments.venue import phone_url
 
 T = "tournaments/manage/"
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a 2,000-player event's backup is a few MB
@@ -35,10 +37,6 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # a 2,000-player event's backup is a few MB
 class ClockForm(forms.Form):
     action = forms.ChoiceField(choices=[(a, a) for a in ("start", "pause", "resume", "add")])
     minutes = forms.IntegerField(min_value=-600, max_value=600, required=False)
-
-
-class StaffForm(forms.Form):
-    username = forms.CharField(max_length=150)
 
 
 class RestoreForm(forms.Form):
@@ -104,7 +102,7 @@ def plan(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @manager_required
 def share(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """A page to print or show: the QR code that opens the event home on phones."""
-    url = request.build_absolute_uri(reverse("event_home", args=[tournament.slug]))
+    url = phone_url(request, reverse("event_home", args=[tournament.slug]))
     return render(request, T + "share.html", {"tournament": tournament, "public_url": url})
 
 

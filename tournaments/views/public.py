@@ -25,6 +25,7 @@ from tournaments.models import Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
 from tournaments.parsing import ascii_int
+from tournaments.venue import phone_url
 
 View = Callable[..., HttpResponse]
 
@@ -225,14 +226,6 @@ def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def _phone_url(request: HttpRequest, path: str) -> str:
-    """The absolute URL phones open: on settings.PUBLIC_URL (the venue mode's network
-    address) when set, else on the host the organizer's browser used."""
-    from django.conf import settings
-
-    return settings.PUBLIC_URL + path if settings.PUBLIC_URL else request.build_absolute_uri(path)
-
-
 def qr_code(request: HttpRequest, slug: str) -> HttpResponse:
     """An SVG QR code of the event home, drawn here (segno), no network service."""
     import hashlib
@@ -241,7 +234,7 @@ def qr_code(request: HttpRequest, slug: str) -> HttpResponse:
     from django.utils.http import parse_etags
 
     t = get_object_or_404(Tournament, slug=slug)
-    url = _phone_url(request, reverse("event_home", args=[t.slug]))
+    url = phone_url(request, reverse("event_home", args=[t.slug]))
     # The same path encodes another address after a restart on another network (or
     # after `make run`): revalidated on every view, so a browser never shows a stale one.
     etag = quote_etag(hashlib.sha256(url.encode()).hexdigest()[:20])
