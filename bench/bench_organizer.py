@@ -17,7 +17,10 @@ DEBUG off, HTTPS, CSRF enforced and a real session login of the owner:
    after the import, so the first POST is the one a freshly started worker answers.
    Each POST starts with the database connection closed, as in production
    (CONN_MAX_AGE=0 opens one per request; the test client alone would keep it open);
-3. GET the organizer's event screen (the full page) once, for information.
+3. POST 20 quick entries ("<table> 2-1", the keyboard's way in) to the next open tables;
+4. GET the round screen 5 times (warm, full page) and once with ?missing=1: median time
+   against <= 1x calibration and bytes per table against <= 300 (issue 12);
+5. GET the organizer's event screen (the full page) once, for information.
 
 Per POST: wall time around the client call (ms); bytes = status line + headers
 (cookies included) + body, uncompressed (no gzip middleware in the stack; kB = 1,024
@@ -57,6 +60,11 @@ ROUND = 10
 RESULTS = ["2-0", "2-1", "1-2", "0-2", "1-1-1"]
 TARGET_FACTOR = {2048: 0.30, 8192: 0.60}  # x calibration, for the median
 TARGET_KB = 20
+# Issue 12 item 1: the round screen at 1,024 tables in <= 1x calibration, <= 300 B a table.
+SCREEN_FACTOR = 1.0
+TARGET_BYTES_PER_TABLE = 300
+SCREEN_GETS = 5
+QUICK_POSTS = 20
 TARGET_QUERIES = 15
 HOST = "testserver"
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -200,6 +208,43 @@ def run(players: int, posts: int) -> None:
         sizes.append(wire_bytes(response))
         counts.append(queries)
 
+    # The keyboard's way in: "<table> 2-1" then Enter, on the next open tables.
+    quick_url = reverse("manage_quick", args=[tournament.slug, ROUND])
+    quick_times: list[float] = []
+    quick_sizes: list[int] = []
+    open_tables = list(
+        Match.objects.filter(
+            round__tournament=tournament, round__number=ROUND, kind="played", reported=False
+        )
+        .order_by("table")
+        .values_list("table", flat=True)[:QUICK_POSTS]
+    )
+    for k, table in enumerate(open_tables):
+        entry = f"{table} {RESULTS[k % len(RESULTS)]}"
+        response, ms, _ = timed(
+            client,
+            "post",
+            quick_url,
+            data={"csrfmiddlewaretoken": token[1], "entry": entry},
+            headers={"HX-Request": "true", "HX-Target": "quick", "Origin": origin,
+                     "Referer": origin + round_url},
+        )  # fmt: skip
+        check(response, f"POST {quick_url} entry={entry}")
+        quick_times.append(ms)
+        quick_sizes.append(wire_bytes(response))
+
+    # The round screen as the organizer reloads it during the round (warm).
+    tables = Match.objects.filter(round__tournament=tournament, round__number=ROUND).count()
+    screen_times: list[float] = []
+    for _ in range(SCREEN_GETS):
+        response, ms, screen_queries = timed(client, "get", round_url)
+        check(response, f"GET {round_url}")
+        screen_times.append(ms)
+    screen_bytes = wire_bytes(response)
+    per_table = screen_bytes / tables
+    missing_response, missing_ms, _ = timed(client, "get", round_url + "?missing=1")
+    check(missing_response, f"GET {round_url}?missing=1")
+
     event_url = reverse("manage_event", args=[tournament.slug])
     response, event_ms, event_queries = timed(client, "get", event_url)
     check(response, f"GET {event_url}")
@@ -224,6 +269,19 @@ def run(players: int, posts: int) -> None:
         f"  for information: round screen GET (first, full page) {round_ms:.0f} ms, "
         f"{kb(round_bytes)}, {round_queries} queries; event screen GET (full page) "
         f"{event_ms:.0f} ms, {kb(event_bytes)}, {event_queries} queries",
+        flush=True,
+    )
+    screen_median = statistics.median(screen_times)
+    print(
+        f"round screen, {tables:,} tables (full page, warm, median of {SCREEN_GETS}): "
+        f"{screen_median:.1f} ms, {kb(screen_bytes)}, {screen_queries} queries; "
+        f"missing-only {missing_ms:.1f} ms, {kb(wire_bytes(missing_response))}\n"
+        f"  {ratio_line('', screen_median, SCREEN_FACTOR)}\n"
+        f"  target: bytes per table <= {TARGET_BYTES_PER_TABLE} -> {per_table:.0f} "
+        f"{'OK' if per_table <= TARGET_BYTES_PER_TABLE else 'MISSED'}\n"
+        f"  quick entry POST ({len(quick_times)}, HTMX): median "
+        f"{statistics.median(quick_times):.1f} ms, p95 {pct(quick_times, 0.95):.1f} ms, "
+        f"median {kb(statistics.median(quick_sizes))}",
         flush=True,
     )
     equal, detail = standings_equal_full_recompute(tournament)

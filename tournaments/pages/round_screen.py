@@ -161,6 +161,24 @@ def match_at_table(round_: Round, table: int) -> Match | None:
     )
 
 
+def row_of_match(match: Match) -> Row:
+    """The row of a match the result service handed back with its seats (`seat_list`,
+    players loaded): no second read after a result."""
+    seats = match.seat_list  # type: ignore[attr-defined]
+    return Row(
+        match.pk, match.table, match.kind, match.reported, match.draws,
+        [s.player.name for s in seats], [s.games_won for s in seats],
+    )  # fmt: skip
+
+
+def match_row_html(t: Tournament, match: Match, *, oob: bool = False) -> str:
+    """A match's compact row: from its seats when they came with it, else read."""
+    if not hasattr(match, "seat_list"):
+        return one_row_html(t, match.pk, oob=oob)
+    finished = t.status == "finished"
+    return row_html(row_of_match(match), match_url(t, match.pk), finished=finished, oob=oob)
+
+
 def one_row(t: Tournament, match_pk: int) -> Row | None:
     rows = rows_of(0, match_pk=match_pk)
     return rows[0] if rows else None

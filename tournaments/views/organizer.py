@@ -190,7 +190,7 @@ def quick_response(
         "oob": True,
     }
     if match is not None and not error:
-        ctx["row_html"] = round_pages.one_row_html(tournament, match.pk, oob=True)
+        ctx["row_html"] = round_pages.match_row_html(tournament, match, oob=True)
         ctx.update(pages.after_result(tournament, match))
         if ctx.get("actions_changed"):
             ctx.update(
@@ -589,7 +589,7 @@ def result_response(
         **({} if error else pages.after_result(t, match)),
     }
     if two_player:
-        ctx["row_html"] = round_pages.one_row_html(t, match.pk)
+        ctx["row_html"] = round_pages.match_row_html(t, match)
     else:
         ctx["match"] = (
             pages.decorate(match, t.best_of)
