@@ -46,6 +46,14 @@ class Tournament(models.Model):
     )
     # Bumped by every write; live pages use it for ETags and caches for freshness.
     version = models.PositiveBigIntegerField(default=0)
+    # Players register themselves from a link while this is on (closed by round 1's
+    # pairing); `registration_cap` entries at most; each entry waits for the organizer's
+    # approval when `registration_approval` is on.
+    registration_open = models.BooleanField(default=False)
+    registration_cap = models.PositiveIntegerField(null=True, blank=True)
+    registration_approval = models.BooleanField(default=False)
+    # Check-in used: round 1 pairs only the players who checked in.
+    check_in = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -62,6 +70,14 @@ class Tournament(models.Model):
         return self.name
 
 
+class Entry(models.TextChoices):
+    """A player's entry: accepted (plays), pending (waits for the organizer), rejected."""
+
+    ACCEPTED = "accepted", "Accepted"
+    PENDING = "pending", "Pending"
+    REJECTED = "rejected", "Rejected"
+
+
 class Player(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="players")
     # The id the interchange document uses ("p1", "scott"); generated for browser entries.
@@ -71,6 +87,15 @@ class Player(models.Model):
     # The last Swiss phase this player made the cut for; pairing takes only players who
     # made the tournament's current phase.
     made_phase = models.PositiveSmallIntegerField(default=1)
+    entry = models.CharField(max_length=10, choices=Entry.choices, default=Entry.ACCEPTED)
+    # Private: how the organizer reaches the player. Never on a public page or export.
+    contact = models.CharField(max_length=200, blank=True, default="")
+    # SHA-256 (hex) of the player's private link token; the token itself is never stored
+    # (tournaments/tokens.py). Empty: no link issued.
+    token_hash = models.CharField(max_length=64, blank=True, default="")
+    checked_in_at = models.DateTimeField(null=True, blank=True)
+    # The drop was the player's own ("drop after this round" on their private page).
+    dropped_by_player = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["id"]
@@ -78,6 +103,10 @@ class Player(models.Model):
             models.UniqueConstraint(
                 fields=["tournament", "external_id"], name="player_id_unique_in_tournament"
             ),
+            models.UniqueConstraint(
+                fields=["token_hash"], condition=~Q(token_hash=""), name="player_token_unique"
+            ),
+            models.CheckConstraint(condition=Q(entry__in=Entry.values), name="player_entry_known"),
         ]
 
     def __str__(self) -> str:
@@ -168,6 +197,41 @@ class Seat(models.Model):
         ]
 
 
+class ReportState(models.TextChoices):
+    """A player's own report of their match (issue 14): confirmed by the opponent, it is
+    entered through the same service as the organizer's entry."""
+
+    REPORTED = "reported", "Reported, waiting for the opponent"
+    CONFIRMED = "confirmed", "Confirmed by the opponent"
+    DISPUTED = "disputed", "Disputed by the opponent"
+    OVERRIDDEN = "overridden", "Entered by the organizer"
+
+
+class Report(models.Model):
+    """One per match: what a player reported (games in seat order), and what became of it."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="report")
+    reporter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="reports")
+    wins_a = models.PositiveSmallIntegerField()
+    wins_b = models.PositiveSmallIntegerField()
+    draws = models.PositiveSmallIntegerField(default=0)
+    state = models.CharField(
+        max_length=10, choices=ReportState.choices, default=ReportState.REPORTED
+    )
+    answered_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="answered"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state__in=ReportState.values), name="report_state_known"
+            ),
+        ]
+
+
 class AuditAction(models.TextChoices):
     RESULT = "result", "Result"
     GAME = "game", "League table"
@@ -186,6 +250,10 @@ class AuditAction(models.TextChoices):
     STAFF = "staff", "Staff"
     PLAN = "plan", "Planned rounds"
     IMPORT = "import", "Import"
+    ENTRY = "entry", "Registration decision"
+    CHECK_IN = "check_in", "Check-in"
+    REPORT = "report", "Player's report"
+    LINK = "link", "Private link"
 
 
 class AuditEntry(models.Model):
