@@ -24,6 +24,9 @@ urlpatterns = [
     path("t/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("t/<slug:slug>/projector/", public.projector, name="projector"),
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),
+    # Players taking part (issue 14): registration, private links, their own reports.
+    path("", include("tournaments.urls_registration")),
+    path("", include("tournaments.urls_reports")),
     path("t/<slug:slug>/manage/print/", include("tournaments.urls_print")),
     path("t/<slug:slug>/manage/corrections/", include("tournaments.urls_corrections")),
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),

@@ -1,0 +1,5 @@
+"""URL patterns for players' registration screens (filled in by the views that serve them)."""
+
+from django.urls import URLPattern, path  # noqa: F401
+
+urlpatterns: list[URLPattern] = []
