@@ -7,7 +7,8 @@
    result is entered every few seconds. Bounded in time and count; prints requests,
    errors, 304 share and latency percentiles.
 
-Run: .venv/bin/python bench/bench_pages.py [--phones 1000] [--seconds 60]
+Run: .venv/bin/python bench/bench_pages.py [--phones 1000] [--seconds 60] (no load run
+without --phones: bench_phones.py measures the phones)
 """
 
 from __future__ import annotations
@@ -204,7 +205,9 @@ def load_run(slug: str, players: int, phones: int, seconds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--players", type=int, default=2048)
-    parser.add_argument("--phones", type=int, default=1000)
+    # The phones' load run is bench_phones.py's (PostgreSQL, Redis, phones polling their
+    # own pages on kept-alive connections); this older one runs only when asked.
+    parser.add_argument("--phones", type=int, default=0)
     parser.add_argument("--seconds", type=int, default=60)
     args = parser.parse_args()
     from calibration import print_calibration
@@ -235,7 +238,8 @@ def main() -> None:
     cache.clear()
     tournament = import_document(document(args.players, 9))
     server_times(tournament.slug)
-    load_run(tournament.slug, args.players, args.phones, args.seconds)
+    if args.phones:
+        load_run(tournament.slug, args.players, args.phones, args.seconds)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ BENCHES = [
     "bench_pairing.py",
     "bench_organizer.py",
     "bench_pages.py",
+    "bench_reports.py",
+    "bench_phones.py",  # 2,000 phones against gunicorn + PostgreSQL + Redis, ~2.5 min
 ]
 
 if __name__ == "__main__":

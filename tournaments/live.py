@@ -1,20 +1,32 @@
-"""Rendered fragments of the live pages, cached per tournament version.
+"""Rendered fragments of the live pages, and what their ETags derive from.
 
-Phones poll the fragments every few seconds; right after a result hundreds ask for the
-new version at once. What a fragment shows comes from the read model (tournaments.pages);
-this module only renders it, caches it keyed by the tournament's one version number, and
-warms it after each committed write (`changed`, called by services.writing). A fragment is rendered once per version and query (single-flight
-across gunicorn workers when the cache is Redis), and after each write the busiest ones
-are rendered in the background before phones ask (`warm`).
+Phones poll the fragments every few seconds; right after a result hundreds ask at once.
+What a fragment shows comes from the read model (tournaments.pages); this module renders
+it, caches it, and decides when a phone's copy is still good:
+
+- A shared fragment (standings, pairings, event home) is rendered once per tournament
+  version (single-flight across gunicorn workers when the cache is Redis) and its ETag
+  is a hash of the HTML: a result that leaves the fragment as it was leaves the ETag too.
+- A player's own pages (their page, the standings around them) would cost a render per
+  player per version just to learn that they did not change, and with a result every 2 s
+  no poll ever meets the same version twice. So after each committed write `changed`
+  starts `refresh`, which reads the event in three bulk queries, digests what each of
+  those pages depends on (the player's standing row, their matches and their opponents'
+  matches; the rows shown around them) and records, per player and page, the version at
+  which that digest last moved. A poll reads that version from the cache (no render, no
+  extra query): its ETag and its fragment's key. When the record cannot be trusted (no
+  refresh ran for the current version and none is on its way, or the cache lost it), the
+  page falls back to the tournament's version: more renders, never a stale page.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -23,23 +35,34 @@ from django.core.cache import cache
 from django.db import connection
 from django.template.loader import render_to_string
 
-from tournaments.models import Tournament
+from scoring.models import Standing, StandingsState
+from tournaments.models import Player, Round, Seat, Tournament
 from tournaments.pages import public as pages
 
 log = logging.getLogger(__name__)
 RENDER_WAIT_SECONDS = 2.0
 FRAGMENT_SECONDS = 300
+# The per-player record outlives any round; a lost record only costs renders.
+RECORD_SECONDS = 24 * 3600
+# How long a poll keeps trusting the record of an older version after a write committed:
+# a refresh takes a fraction of a second; one that died is given up after this.
+PENDING_SECONDS = 10
+REFRESH_WAIT_SECONDS = 10.0
+TRACKED = ("player", "near")  # the per-player pages whose versions `refresh` records
 
 
-def fragment_key(t: Tournament, partial: str, query: str, subject: str = "") -> str:
-    """The cache key of one fragment: tournament version, template, whose page, query.
+def fragment_key(
+    t: Tournament, partial: str, query: str, subject: str = "", version: int | None = None
+) -> str:
+    """The cache key of one fragment: version, template, whose page, query.
 
-    `subject` names what the page is about beyond its query (a player's page).
+    `subject` names what the page is about beyond its query (a player's page); `version`
+    is the tournament's, or for a tracked page the one at which it last changed.
     created_at guards against a deleted event's pk being reused with the same version.
     """
     return (
-        f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version}:{partial}:"
-        f"{quote(subject, safe='')}:{quote(query, safe='=&')}"
+        f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version if version is None else version}"
+        f":{partial}:{quote(subject, safe='')}:{quote(query, safe='=&')}"
     )
 
 
@@ -69,25 +92,201 @@ def render_once(key: str, render_fragment: Callable[[], str]) -> str:
 
 
 def fragment(
-    t: Tournament, partial: str, query: str, subject: str, build: Callable[[], dict[str, Any]]
+    t: Tournament,
+    partial: str,
+    query: str,
+    subject: str,
+    build: Callable[[], dict[str, Any]],
+    version: int | None = None,
 ) -> str:
     """A page's fragment as HTML: rendered from what `build` (a read-model function)
     returns, once per version, subject and query, then served from the cache."""
-    key = fragment_key(t, partial, query, subject)
+    key = fragment_key(t, partial, query, subject, version)
     return render_once(key, lambda: render(t, partial, query, build()))
 
 
 def fragment_gz(
-    t: Tournament, partial: str, query: str, subject: str, build: Callable[[], dict[str, Any]]
+    t: Tournament,
+    partial: str,
+    query: str,
+    subject: str,
+    build: Callable[[], dict[str, Any]],
+    version: int | None = None,
 ) -> bytes:
     """The same fragment gzip-compressed, itself cached: phones fetch only this copy."""
-    key = fragment_key(t, partial, query, subject) + ":gz"
+    key = fragment_key(t, partial, query, subject, version) + ":gz"
     body = cache.get(key)
     if body is None:
-        html = fragment(t, partial, query, subject, build)
+        html = fragment(t, partial, query, subject, build, version)
         body = gzip.compress(html.encode(), compresslevel=6, mtime=0)
         cache.set(key, body, FRAGMENT_SECONDS)
     return body
+
+
+def content_tag(html: str | bytes) -> str:
+    """A short hash of what a response shows: the same bytes, the same ETag."""
+    data = html.encode() if isinstance(html, str) else html
+    return hashlib.blake2b(data, digest_size=10).hexdigest()
+
+
+def fragment_etag(
+    t: Tournament, partial: str, query: str, subject: str, build: Callable[[], dict[str, Any]]
+) -> str:
+    """The hash of a shared fragment's HTML, computed once per version and cached, so a
+    poll whose fragment did not change is answered 304 for one cache lookup."""
+    key = fragment_key(t, partial, query, subject) + ":etag"
+    tag = cache.get(key)
+    if tag is None:
+        tag = content_tag(fragment(t, partial, query, subject, build))
+        cache.set(key, tag, FRAGMENT_SECONDS)
+    return tag
+
+
+# --- per-player pages: the version at which each last changed ------------------------
+
+
+def _record_base(t: Tournament) -> str:
+    return f"live:{t.pk}:{t.created_at.timestamp()}"
+
+
+def subject_version(t: Tournament, page: str, subject: str) -> int:
+    """The version at which `page` ("player" or "near") of player `subject` last changed,
+    or the tournament's version when the record cannot say (see the module docstring)."""
+    base = _record_base(t)
+    seen_key, pending_key = f"{base}:seen", f"{base}:pending"
+    page_key = f"{base}:pv:{page}:{quote(subject, safe='')}"
+    got = cache.get_many([seen_key, pending_key, page_key])
+    seen, recorded = got.get(seen_key), got.get(page_key)
+    if seen is None or recorded is None:
+        return t.version
+    # A refresh of the current version is on its way: the record is at most one poll late.
+    if seen >= t.version or got.get(pending_key):
+        return recorded
+    return t.version
+
+
+def _digest(*parts: Any) -> bytes:
+    return hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+
+
+def digests(t: Tournament) -> dict[str, bytes]:
+    """What each tracked page depends on, digested: `player:<id>` and `near:<id>`.
+
+    A player's page shows their standing row, their matches and (in the explanation)
+    their opponents' matches, with everyone's names; the standings around them show the
+    leaders and the rows around their own. Everything tournament-wide those pages read
+    (status, rounds, their phases and clocks, the standings' round) goes into every
+    digest: such changes are rare and then every page is redone.
+    """
+    rounds = list(
+        Round.objects.filter(tournament=t)
+        .order_by("number")
+        .values_list("id", "number", "phase", "playoff", "clock_ends_at", "clock_paused_remaining")
+    )
+    players = {
+        pk: rest
+        for pk, *rest in Player.objects.filter(tournament=t).values_list(
+            "id", "external_id", "name", "dropped_after_round", "made_phase", "entry"
+        )
+    }
+    seats = list(
+        Seat.objects.filter(round__tournament=t)
+        .order_by("match_id", "position")
+        .values_list(
+            "match_id", "player_id", "position", "games_won", "place", "score", "absent",
+            "match__kind", "match__reported", "match__draws", "match__table", "round_id",
+        )
+    )  # fmt: skip
+    standing_rows = list(
+        Standing.objects.filter(tournament=t)
+        .order_by("position")
+        .values_list(
+            "player_id", "position", "rank", "points", "wins", "losses", "draws", "played",
+            "tiebreakers",
+        )
+    )  # fmt: skip
+    state = StandingsState.objects.filter(tournament=t).values_list("after_round", flat=True)
+    tournament_wide = _digest(
+        t.status, t.system, t.name, t.top_cut, rounds, list(state), len(standing_rows)
+    )
+
+    by_match: dict[int, list[tuple[Any, ...]]] = {}
+    for seat in seats:
+        by_match.setdefault(seat[0], []).append(seat)
+    own: dict[int, list[int]] = {}  # player -> their matches
+    opponents: dict[int, set[int]] = {}
+    match_digest: dict[int, bytes] = {}
+    for match_id, seats_of in by_match.items():
+        match_digest[match_id] = _digest(seats_of, [players.get(s[1]) for s in seats_of])
+        ids = [s[1] for s in seats_of]
+        for pid in ids:
+            own.setdefault(pid, []).append(match_id)
+            opponents.setdefault(pid, set()).update(i for i in ids if i != pid)
+    own_digest = {
+        pid: b"".join(match_digest[m] for m in sorted(matches)) for pid, matches in own.items()
+    }
+
+    rows_by_player = {row[0]: row for row in standing_rows}
+    out: dict[str, bytes] = {}
+    for pid, fields in players.items():
+        out[f"player:{fields[0]}"] = _digest(
+            tournament_wide,
+            fields,
+            rows_by_player.get(pid),
+            own_digest.get(pid, b""),
+            b"".join(own_digest.get(o, b"") for o in sorted(opponents.get(pid, ()))),
+        )
+    row_digest = [_digest(row, players.get(row[0])) for row in standing_rows]
+    for row in standing_rows:
+        top, around = pages.near_window(row[1], len(standing_rows))
+        out[f"near:{players[row[0]][0]}"] = _digest(
+            tournament_wide,
+            row[0],
+            b"".join(row_digest[i - 1] for i in top),
+            b"".join(row_digest[i - 1] for i in around),
+        )
+    return out
+
+
+def refresh(tournament_id: int) -> None:
+    """Record the version at which each tracked page last changed (module docstring).
+
+    One refresh at a time per event (a lock in the cache), each reading the event as it
+    is when it starts, so the record only moves forward.
+    """
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    if t is None:
+        return
+    base = _record_base(t)
+    lock_key = f"{base}:refreshing"
+    deadline = time.monotonic() + REFRESH_WAIT_SECONDS
+    while not cache.add(lock_key, 1, timeout=30):
+        if time.monotonic() > deadline:
+            return  # the pending mark runs out and polls fall back to the version
+        time.sleep(0.02)
+    try:
+        t.refresh_from_db(fields=["version", "status", "name", "system", "top_cut"])
+        try:
+            now = digests(t)
+        except Exception:
+            # Polls must not keep trusting a record no refresh can bring up to date.
+            cache.delete(f"{base}:seen")
+            raise
+        before = cache.get(f"{base}:digests") or {}
+        moved = [key for key, value in now.items() if before.get(key) != value]
+        if moved:
+            cache.set_many(
+                {f"{base}:pv:{_page_key(key)}": t.version for key in moved}, RECORD_SECONDS
+            )
+        cache.set(f"{base}:digests", now, RECORD_SECONDS)
+        cache.set(f"{base}:seen", t.version, RECORD_SECONDS)
+    finally:
+        cache.delete(lock_key)
+
+
+def _page_key(key: str) -> str:
+    page, _, subject = key.partition(":")
+    return f"{page}:{quote(subject, safe='')}"
 
 
 def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
@@ -99,21 +298,31 @@ def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]
     ]
 
 
-def warm_now(tournament_id: int) -> None:
-    """Render the busiest fragments of the tournament's current version."""
+def warm_now(tournament_id: int, only: Iterable[str] = ("record", "fragments")) -> None:
+    """Refresh the per-player record, then render the busiest shared fragments of the
+    tournament's current version (with their ETags) before the phones ask."""
+    if "record" in only:
+        refresh(tournament_id)
     t = Tournament.objects.filter(pk=tournament_id).first()
-    if t is None:
+    if t is None or "fragments" not in only:
         return
     for partial, query, build in _busiest(t):
         fragment_gz(t, partial, query, "", build)
+        fragment_etag(t, partial, query, "", build)
 
 
 def changed(tournament_id: int) -> None:
-    """A write to the tournament committed: warm the new version's fragments in the
-    background, before the phones ask. Never raises: the write is saved whatever happens
-    here, and a cold cache only costs the first phone a render."""
+    """A write to the tournament committed: refresh the record and warm the new version's
+    fragments in the background, before the phones ask. Never raises: the write is saved
+    whatever happens here, and a cold cache only costs the first phone a render."""
     if not settings.LIVE_PREWARM:
         return
+    try:
+        # Said before the refresh starts, so that polls meanwhile trust the record.
+        pending = {f"{_record_base(t)}:pending": 1 for t in _by_pk(tournament_id)}
+        cache.set_many(pending, PENDING_SECONDS)
+    except Exception:  # the record then looks stale: polls fall back to the version
+        log.exception("marking tournament %s as changed failed", tournament_id)
 
     def run() -> None:
         try:
@@ -127,3 +336,7 @@ def changed(tournament_id: int) -> None:
         threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
     except Exception:  # pragma: no cover - out of threads: the pages render on demand
         log.exception("could not start warming tournament %s", tournament_id)
+
+
+def _by_pk(tournament_id: int) -> list[Tournament]:
+    return list(Tournament.objects.filter(pk=tournament_id).only("pk", "created_at"))

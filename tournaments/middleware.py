@@ -39,6 +39,37 @@ class SecurityHeaders:
         return response
 
 
+class PublicCache:
+    """Lets a shared cache keep the public pages (tournaments.views.public.live_page).
+
+    Sits outside SessionMiddleware, which adds `Vary: Cookie` whenever a page looked at
+    the session (every page asks who is logged in). A response marked `public` is an
+    anonymous one, the same for every anonymous reader, so that header only stops a
+    proxy from sharing it; a logged-in user's page is private. Safety net: a public
+    response that sets a cookie becomes private, so no cache hands one reader's cookie
+    to another.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not response.get("Cache-Control", "").startswith("public"):
+            return response
+        if response.cookies:
+            response["Cache-Control"] = "private, no-cache"
+            return response
+        vary = [v.strip() for v in response.get("Vary", "").split(",") if v.strip()]
+        kept = [v for v in vary if v.lower() != "cookie"]
+        if kept != vary:
+            if kept:
+                response["Vary"] = ", ".join(kept)
+            else:
+                del response["Vary"]
+        return response
+
+
 class DatabaseUnavailable:
     """A database that cannot be reached answers 503 "try again", not a stack trace.
 

@@ -80,6 +80,15 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "tournaments.middleware.SecurityHeaders",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Every text response is compressed (whitenoise serves static files pre-compressed
+    # above this). BREACH: anonymous public pages carry no secret (base.html renders no
+    # CSRF token for them); the logged-in pages and the forms do carry one, and compressing
+    # them is safe enough because Django masks the CSRF token afresh in every response and
+    # GZipMiddleware pads each response by a random length (its BREACH mitigation). The
+    # session id travels only in the cookie, never in a body.
+    "django.middleware.gzip.GZipMiddleware",
+    # Outside the sessions: drops their Vary: Cookie from anonymous public pages.
+    "tournaments.middleware.PublicCache",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

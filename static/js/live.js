@@ -50,7 +50,23 @@
     });
   }
 
+  // A phone that opened a player's page is that player's: its Standings link then
+  // opens the leaders and the rows around them (?me=), a small poll; the fragment links
+  // to all players. Without JavaScript the link opens the whole table.
+  function rememberMe() {
+    var mine = document.querySelector("#player[hx-get]");
+    var match = mine && mine.getAttribute("hx-get").match(/^\/t\/([^/]+)\/players\/([^/]+)\/$/);
+    try {
+      if (match) localStorage.setItem("me:" + match[1], decodeURIComponent(match[2]));
+      document.querySelectorAll("nav.event a[href$='/standings/']").forEach(function (a) {
+        var slug = a.getAttribute("href").split("/")[2], me = localStorage.getItem("me:" + slug);
+        if (me) a.setAttribute("href", a.getAttribute("href") + "?me=" + encodeURIComponent(me));
+      });
+    } catch (e) { /* storage refused (private mode): the plain link stays */ }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    rememberMe();
     var input = document.getElementById("find");
     if (input) input.addEventListener("input", applyFilter);
     applyFilter();

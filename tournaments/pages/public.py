@@ -14,6 +14,7 @@ from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,0
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
+from django.http import Http404
 from django.urls import reverse
 
 from scoring.engine.explain import OpponentTerm, PodTerm
@@ -26,7 +27,7 @@ from scoring.services import (
     neighbourhood,
     points_stored,
 )
-from tournaments.models import MatchKind, Player, Round, Seat, Tournament
+from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
@@ -36,7 +37,7 @@ from tournaments.pages.common import (
     round_label,
 )
 from tournaments.parsing import ascii_int
-from tournaments.rules import SWISS_SYSTEMS, result_from_side, result_text
+from tournaments.rules import NOT_REPORTED, SWISS_SYSTEMS, result_from_side, result_text
 from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
 from tournaments.templatetags.tourney import points as format_points
 
@@ -51,9 +52,19 @@ def event_home(t: Tournament) -> dict[str, Any]:
         "champion": (placings(t) or [None])[0] if t.status in ("top_cut", "finished") else None,
         "clock": clock_state(round_),
         "missing": missing_results(round_) if round_ else 0,
-        "players": t.players.count(),
+        "players": t.players.filter(entry=Entry.ACCEPTED).count(),
         "poll": POLL_SECONDS,
     }
+
+
+STANDINGS_COLUMNS = (
+    "rank", "points", "wins", "losses", "draws", "tiebreakers",
+    "player__name", "player__external_id", "player__dropped_after_round",
+)  # fmt: skip
+# A phone's standings: the leaders and the rows around the player's own, so that the
+# poll stays small at 2,048 players; "All N players" opens the whole table.
+NEAR_TOP = 8
+NEAR_AROUND = 5
 
 
 def standings(tournament: Tournament) -> dict[str, Any]:
@@ -61,31 +72,70 @@ def standings(tournament: Tournament) -> dict[str, Any]:
     rows = list(
         Standing.objects.filter(tournament=tournament)
         .order_by("position")
-        .values_list(
-            "rank", "points", "wins", "losses", "draws", "tiebreakers",
-            "player__name", "player__external_id", "player__dropped_after_round",
-        )
-    )  # fmt: skip
+        .values_list(*STANDINGS_COLUMNS)
+    )
+    return _standings_context(tournament, rows, len(rows))
+
+
+def _standings_context(
+    tournament: Tournament, rows: list[tuple[Any, ...]], count: int, **extra: Any
+) -> dict[str, Any]:
     keys = list(rows[0][5]) if rows else []
     columns = [(k, SHORT_LABELS.get(k, k), k in PERCENT) for k in keys]
     state = StandingsState.objects.filter(tournament=tournament).first()
     return {
         "tournament": tournament,
-        "rows_html": standings_rows_html(tournament, rows, keys),
-        "count": len(rows),
+        "rows_html": standings_rows_html(tournament, rows, keys, me=extra.get("me", "")),
+        "count": count,
         "columns": columns,
         "after_round": state.after_round if state else None,
         "poll": POLL_SECONDS,
+        **extra,
     }
 
 
+def near_window(position: int, count: int) -> tuple[range, range]:
+    """The positions a phone's standings show: the leaders, and the player's own with
+    NEAR_AROUND on each side (none twice). live.digests reads the same window."""
+    top = range(1, min(NEAR_TOP, count) + 1)
+    around = range(max(position - NEAR_AROUND, top.stop), min(position + NEAR_AROUND, count) + 1)
+    return top, around
+
+
+def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
+    """The leaders and the rows around `me`, for the standings on the player's phone."""
+    count = Standing.objects.filter(tournament=tournament).count()
+    own = Standing.objects.filter(player=me).values_list("position", flat=True).first()
+    top, around = near_window(own or 0, count)
+    wanted = [*top, *around]
+    rows = list(
+        Standing.objects.filter(tournament=tournament, position__in=wanted)
+        .order_by("position")
+        .values_list(*STANDINGS_COLUMNS)
+    )
+    gap = bool(around) and around.start > top.stop
+    leaders, others = rows[: len(top)], rows[len(top) :]
+    context = _standings_context(tournament, leaders, count, me=me.external_id)
+    if others:
+        keys = list(rows[0][5])
+        more = standings_rows_html(tournament, others, keys, me=me.external_id)
+        gap_row = (
+            f'<tr class="gap"><td colspan="{4 + len(keys)}" class="meta">…</td></tr>\n'
+            if gap
+            else ""
+        )
+        context["rows_html"] = f"{context['rows_html']}\n{gap_row}{more}"
+    context.update(near=True, me_name=me.name, ranked=own is not None)
+    return context
+
+
 def standings_rows_html(
-    tournament: Tournament, rows: list[tuple[Any, ...]], keys: list[str]
+    tournament: Tournament, rows: list[tuple[Any, ...]], keys: list[str], me: str = ""
 ) -> str:
     """The table body, built directly: 2,048 rows through template tags take ~0.5 s.
 
     This is the first render after every result, so it is kept lean: numeric cells need
-    no escaping (digits, '.', '%', '/' and the dash only).
+    no escaping (digits, '.', '%', '/' and the dash only). `me`: the row to highlight.
     """
     player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
     head, tail = (escape(part) for part in player_url.split("__pid__"))
@@ -96,14 +146,14 @@ def standings_rows_html(
             f'<td class="num tb tb-{i}">{tiebreak(tiebreakers.get(k), pct)}</td>'
             for i, (k, pct) in enumerate(zip(keys, percent, strict=True), start=1)
         )
-        dropped_class, dropped_note = (
-            (' class="dropped"', " <small>(dropped)</small>") if dropped is not None else ("", "")
+        classes = " ".join(
+            c for c, on in (("dropped", dropped is not None), ("me", bool(me) and pid == me)) if on
         )
+        note = " <small>(dropped)</small>" if dropped is not None else ""
         out.append(
-            f"<tr{dropped_class}>"
-            f'<td class="num">{rank}</td>'
+            (f'<tr class="{classes}">' if classes else "<tr>") + f'<td class="num">{rank}</td>'
             f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
-            f"{escape(name)}</a>{dropped_note}</th>"
+            f"{escape(name)}</a>{note}</th>"
             f'<td class="num">{format_points(points_)}</td>'
             f'<td class="rec">{wins}-{losses}-{draws}</td>{cells}</tr>'
         )
@@ -281,16 +331,73 @@ class _RoundLabel(NamedTuple):
 
 
 def player(t: Tournament, me: Player) -> dict[str, Any]:
-    """The player's rounds and explanation, from one two-query neighbourhood read."""
+    """The player's rounds and explanation, from one two-query neighbourhood read.
+
+    A pending or rejected entry is not in the event: its page does not exist."""
+    if me.entry != Entry.ACCEPTED:
+        raise Http404("No such player")
     hood = neighbourhood(t, me)
     history, names = player_rounds(t, me, hood)
     standing = Standing.objects.filter(player=me).first()
     return {
         "me": me,
+        "card": player_card(t, me, history, standing),
         "standing": standing,
         "history": history,
         "explanation": _explain(t, me, names, hood) if standing is not None else None,
         "poll": POLL_SECONDS,
+    }
+
+
+def player_card(
+    t: Tournament, me: Player, history: list[dict[str, Any]], standing: Standing | None
+) -> dict[str, Any]:
+    """The card at the top of a player's page: what a player at the venue looks for first.
+
+    `state` says which: "table" (their table this round, whom they play and, once entered,
+    their result from their own side), "bye", "loss" (paired with no opponent), "waiting"
+    (no round paired yet) or "standing" (the event is over, or they have no table in the
+    round being played: dropped, or out of the top cut): then their place.
+    """
+    round_ = None if t.status == Status.FINISHED else current_round(t)
+    card: dict[str, Any] = {
+        "round": round_,
+        "label": round_label(round_),
+        "clock": clock_state(round_),
+    }
+    if t.status == Status.FINISHED:
+        return {**card, **_card_standing(t, me, standing), "state": "standing", "final": True}
+    if round_ is None:
+        return {**card, "state": "waiting"}
+    mine = next((h for h in history if h["round_id"] == round_.pk), None)
+    if mine is None:
+        return {**card, **_card_standing(t, me, standing), "state": "standing", "final": False}
+    kind = mine["match"].kind
+    reported = mine["result"] != NOT_REPORTED
+    return {
+        **card,
+        "state": "bye" if kind == MatchKind.BYE else "loss" if kind == MatchKind.LOSS else "table",
+        "table": mine["table"],
+        "opponents": mine["opponents"],
+        "reported": reported,
+        "result": mine["result"] if reported else "",
+        "outcome": mine["outcome"] if reported else "",
+        "detail": mine["detail"] if reported else "",
+    }
+
+
+def _card_standing(t: Tournament, me: Player, standing: Standing | None) -> dict[str, Any]:
+    """Where the player stands: their top-cut place once the final is decided (what the
+    bracket page shows), else their rank in the stored standings."""
+    place = None
+    if t.top_cut and t.status in (Status.TOP_CUT, Status.FINISHED):
+        place = next((p["place"] for p in placings(t) if p["id"] == me.external_id), None)
+    return {
+        "place": _ordinal(place) if place else "",
+        "champion": place == 1,
+        "rank": standing.rank if standing is not None else None,
+        "of": Standing.objects.filter(tournament=t).count() if standing is not None else 0,
+        "dropped": me.dropped_after_round,
     }
 
 
@@ -319,6 +426,7 @@ def player_rounds(
         history.append(
             {
                 "round": rounds[first.round_id],
+                "round_id": first.round_id,
                 "table": match.table,
                 "match": match,
                 "opponents": [

@@ -1,8 +1,12 @@
 """Public, read-only pages for players' phones and the venue's screen.
 
 Each view binds the request and serves what the read model (tournaments.pages) returns,
-rendered and cached by tournaments.live. Live pages answer conditional requests: the ETag
-is the tournament's version, so an unchanged page costs one indexed query and a 304.
+rendered and cached by tournaments.live. Live pages answer conditional requests with
+ETags that move only when what the page shows moved (tournaments.live says how), so a
+phone whose table did not change keeps getting 304s while other tables' results come in.
+Anonymous responses are `public, max-age=1` without a cookie, so a shared cache in front
+(README, "Behind a cache") can answer the phones for a second; logged-in users' pages
+show a Manage link and stay private.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from urllib.parse import quote
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils.cache import patch_cache_control, patch_vary_headers
-from django.utils.http import quote_etag
+from django.utils.cache import patch_vary_headers
+from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
 
 from tournaments import live
@@ -28,40 +32,28 @@ from tournaments.parsing import ascii_int
 from tournaments.venue import phone_url
 
 View = Callable[..., HttpResponse]
+# A shared cache may answer phones for this long; a poll every 3 s still sees each change.
+PUBLIC_MAX_AGE = 1
 
 
 def live_page(view: View) -> View:
-    """Answer If-None-Match with 304 while the tournament's version is unchanged.
-
-    The ETag covers the version, the variant (full page or HTMX partial) and the query
-    string, so a phone polling an unchanged page costs one small query.
-    """
+    """Look the event up, then mark what may be cached where: anonymous responses are
+    public for a second (tournaments.middleware.PublicCache drops `Vary: Cookie` from
+    them), a logged-in user's are private and always revalidated."""
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
         t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
         if t is None:
             raise Http404("No such tournament")
-        # Partials are the same for everyone; full pages show who is logged in.
-        variant = (
-            "p"
-            if request.htmx
-            else "a"
-            if not request.user.is_authenticated
-            else f"u{request.user.pk}"
-        )
-        etag = quote_etag(
-            f"{t.created_at.timestamp():.0f}.{t.version}-{variant}-{view.__name__}-"
-            f"{quote(page_subject(request), safe='')}-{request.GET.urlencode()}"
-        )
-        if etag in (e.strip() for e in request.headers.get("If-None-Match", "").split(",")):
-            response: HttpResponse = HttpResponseNotModified()
-        else:
-            response = view(request, t, **kwargs)
+        response = view(request, t, **kwargs)
         if response.status_code in (200, 304):
-            response["ETag"] = etag
-            patch_cache_control(response, no_cache=True, private=True)
-            patch_vary_headers(response, ["HX-Request", "Cookie"])
+            response["Cache-Control"] = (
+                "private, no-cache"
+                if request.user.is_authenticated
+                else f"public, max-age={PUBLIC_MAX_AGE}"
+            )
+            patch_vary_headers(response, ["HX-Request"])
         return response
 
     return wrapper
@@ -75,6 +67,19 @@ def page_subject(request: HttpRequest) -> str:
     return "/".join(str(v) for k, v in kwargs.items() if k != "slug")
 
 
+def _fresh(request: HttpRequest, etag: str) -> bool:
+    """Whether the client's copy is current. Weak tags count: GZipMiddleware weakens the
+    ETag of a page it compresses, and the browser sends that form back."""
+    wanted = parse_etags(request.headers.get("If-None-Match", ""))
+    return "*" in wanted or any(tag.removeprefix("W/") == etag for tag in wanted)
+
+
+def _not_modified(etag: str) -> HttpResponse:
+    response = HttpResponseNotModified()
+    response["ETag"] = etag
+    return response
+
+
 def _page(
     request: HttpRequest,
     tournament: Tournament,
@@ -82,28 +87,56 @@ def _page(
     partial: str,
     build: Callable[[], dict[str, Any]],
     page: Callable[[], dict[str, Any]] | None = None,
+    *,
+    tracked: tuple[str, str] | None = None,
+    by_version: bool = False,
 ) -> HttpResponse:
-    """The full page, or for HTMX the partial the page includes.
+    """The full page, or for HTMX the partial the page includes, answering 304 when the
+    client's ETag is current.
 
-    The partial is rendered once per tournament version, subject (whose page) and query
-    (`build`, a read-model function, runs only then); the full page adds the light
-    `page` context around it.
+    The partial's ETag: for a `tracked` (page, player id) the version at which that
+    player's page last changed (live.subject_version); with `by_version` the tournament's
+    version (pages whose readers are few and whose content follows every version: the
+    bracket, the projector); otherwise a hash of the rendered partial. The full page's
+    ETag is a hash of the page itself.
     """
     t = tournament
     query = request.GET.urlencode()
     subject = page_subject(request)
+    version: int | None = None
     if request.htmx:
+        if tracked is not None:
+            version = live.subject_version(t, *tracked)
+            tag = f"{t.created_at.timestamp():.0f}.{version}-{tracked[0]}"
+        elif by_version:
+            tag = f"{t.created_at.timestamp():.0f}.{t.version}"
+        else:
+            tag = live.fragment_etag(t, partial, query, subject, build)
+        etag = quote_etag(f"{tag}-p-{quote(subject, safe='')}-{query}")
+        if _fresh(request, etag):
+            return _not_modified(etag)
         if "gzip" not in request.headers.get("Accept-Encoding", ""):
-            return HttpResponse(live.fragment(t, partial, query, subject, build))
-        # A 2,048-player table is ~400 kB of HTML polled every few seconds: compressed
-        # once per version. Fragments hold no secrets (no CSRF token): BREACH does not apply.
-        response = HttpResponse(live.fragment_gz(t, partial, query, subject, build))
-        response["Content-Encoding"] = "gzip"
-        patch_vary_headers(response, ["Accept-Encoding"])
+            response = HttpResponse(live.fragment(t, partial, query, subject, build, version))
+        else:
+            # A 2,048-player table is ~400 kB of HTML: compressed once per version.
+            # Fragments hold no secrets (no CSRF token): BREACH does not apply.
+            response = HttpResponse(live.fragment_gz(t, partial, query, subject, build, version))
+            response["Content-Encoding"] = "gzip"
+            patch_vary_headers(response, ["Accept-Encoding"])
+        response["ETag"] = etag
         return response
-    html = live.fragment(t, partial, query, subject, build)
+    if tracked is not None:
+        version = live.subject_version(t, *tracked)
+    html = live.fragment(t, partial, query, subject, build, version)
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
-    return render(request, template, context)
+    response = render(request, template, context)
+    # Whose page it is changes what it shows (the Manage link): the tag says so.
+    who = f"u{request.user.pk}" if request.user.is_authenticated else "a"
+    etag = quote_etag(f"{live.content_tag(response.content)}-{who}")
+    if _fresh(request, etag):
+        return _not_modified(etag)
+    response["ETag"] = etag
+    return response
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -153,10 +186,25 @@ def event_home(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 @live_page
 def standings(request: HttpRequest, t: Tournament) -> HttpResponse:
+    """The whole table, or with ?me=<player id> the leaders and the rows around that
+    player (what a phone polls; the fragment links to the whole table)."""
+    pid = request.GET.get("me", "")
+    if not pid:
+        return _page(
+            request, t, "scoring/standings.html", "scoring/_standings.html",
+            lambda: pages.standings(t),
+        )  # fmt: skip
+    me = _player_or_404(t, pid)
     return _page(
         request, t, "scoring/standings.html", "scoring/_standings.html",
-        lambda: pages.standings(t),
+        lambda: pages.standings_near(t, me), tracked=("near", me.external_id),
     )  # fmt: skip
+
+
+def _player_or_404(t: Tournament, pid: str) -> Player:
+    if "\x00" in pid:  # PostgreSQL refuses NUL in text: no player can have it
+        raise Http404("No such player")
+    return get_object_or_404(Player, tournament=t, external_id=pid)
 
 
 @live_page
@@ -172,12 +220,10 @@ def pairings(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 @live_page
 def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
-    if "\x00" in pid:  # PostgreSQL refuses NUL in text: no player can have it
-        raise Http404("No such player")
-    me = get_object_or_404(Player, tournament=t, external_id=pid)
+    me = _player_or_404(t, pid)
     return _page(
         request, t, "tournaments/player.html", "tournaments/_player.html",
-        lambda: pages.player(t, me), lambda: {"me": me},
+        lambda: pages.player(t, me), lambda: {"me": me}, tracked=("player", me.external_id),
     )  # fmt: skip
 
 
@@ -185,7 +231,7 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
 def bracket(request: HttpRequest, t: Tournament) -> HttpResponse:
     return _page(
         request, t, "tournaments/bracket.html", "tournaments/_bracket.html",
-        lambda: pages.bracket(t),
+        lambda: pages.bracket(t), by_version=True,
     )  # fmt: skip
 
 
@@ -196,7 +242,7 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
 
     return _page(
         request, t, "tournaments/projector.html", "tournaments/_projector.html",
-        lambda: projector_screen(t),
+        lambda: projector_screen(t), by_version=True,
     )  # fmt: skip
 
 
