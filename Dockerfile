@@ -11,4 +11,4 @@ COPY . .
 RUN DEBUG=0 SECRET_KEY=build-only-never-used-at-run-time python manage.py collectstatic --noinput
 EXPOSE 8000
 # Migrations on start, then gunicorn; whitenoise serves the static files.
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn tournaments.wsgi:application --bind 0.0.0.0:8000 --worker-class gthread --threads 2 --workers ${WEB_CONCURRENCY:-4} --access-logfile -"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn tournaments.wsgi:application --bind 0.0.0.0:8000 --worker-class gthread --threads 2 --workers ${WEB_CONCURRENCY:-4}"]

@@ -39,7 +39,7 @@ from scoring.engine.records import (
     Tiebreak,
 )
 from scoring.models import Standing, StandingsState
-from tournaments.models import Match, Player, Round, Seat, Tournament
+from tournaments.models import Entry, Match, Player, Round, Seat, Tournament
 
 DECIMALS = 10  # shared/spec/interchange.md: tiebreakers rounded to 10 decimals
 
@@ -164,8 +164,9 @@ def _full_snapshot(tournament: Tournament) -> _Snapshot:
 
 
 def _load(tournament: Tournament) -> tuple[EventRecord, dict[int, tuple[int, int]], dict[int, str]]:
+    # Pending and rejected entries are not in the event (issue 14): never scored or ranked.
     players = list(
-        Player.objects.filter(tournament=tournament)
+        Player.objects.filter(tournament=tournament, entry=Entry.ACCEPTED)
         .order_by("id")
         .values_list("id", "external_id", "dropped_after_round")
     )

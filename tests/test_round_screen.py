@@ -254,3 +254,22 @@ def test_the_round_screen_of_a_finished_event_offers_no_entry(
     page = body(oc.get(screen(paired)))
     assert 'id="quick-entry"' not in page and ">Edit</a>" not in page
     assert Round.objects.filter(tournament=paired).count() == 1
+
+
+def test_the_to_check_filter_shows_the_tables_whose_players_disagree(
+    oc: Client, paired: Tournament
+) -> None:
+    from tournaments.services import reports
+
+    m = at(paired, 5)
+    a, b = (s.player for s in m.seats.order_by("position"))
+    reports.report(player=a, match=m, wins_mine=2, wins_theirs=0)
+    reports.dispute(player=b, match=m)
+    for extra in ({}, HX):
+        page = body(oc.get(screen(paired) + "?check=1", **extra))
+        assert [int(pk) for pk, _ in ROW.findall(page)] == [m.pk]
+        assert "To check (1)" in page and f"{a.name} reported 2-0" in page
+    # The organizer's entry settles it: the table leaves the list.
+    oc.post(screen(paired, "quick/"), {"entry": "5 0-2"}, **HX)
+    page = body(oc.get(screen(paired) + "?check=1"))
+    assert ROW.findall(page) == []

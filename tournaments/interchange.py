@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from scoring.engine.records import SYSTEMS
-from tournaments.models import AuditAction, Match, MatchKind, Seat, Tournament
+from tournaments.models import AuditAction, Entry, Match, MatchKind, Seat, Tournament
 from tournaments.rules import MAX_GAMES, check_two_player_result
 
 FORMAT = "swiss-tournament/1"
@@ -311,6 +311,9 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
             if r.clock_ends_at is not None or r.clock_paused_remaining is not None
         ],
         "staff": sorted(tournament.staff.values_list("username", flat=True)),
+        # issue 14: the entries that are not plainly accepted, and how to reach players
+        # (the owner's own data; never the private links).
+        **_entries_and_contacts(tournament),
         "audit": [
             {
                 "at": e.at.isoformat(),
@@ -323,6 +326,18 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
             for e in entries[:AUDIT_KEEP]
         ],
     }
+
+
+def _entries_and_contacts(tournament: Tournament) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    rows = tournament.players.order_by("id").values_list("external_id", "entry", "contact")
+    entries = {ext: entry for ext, entry, _c in rows if entry != Entry.ACCEPTED}
+    contacts = {ext: contact for ext, _e, contact in rows if contact}
+    if entries:
+        out["entries"] = entries
+    if contacts:
+        out["contacts"] = contacts
+    return out
 
 
 def _check_match(
@@ -470,8 +485,14 @@ def _number(value: Decimal) -> int | float:
 
 
 def export_document(tournament: Tournament, *, backup: bool = False) -> dict[str, Any]:
-    """The interchange document; with `backup`, the "event" section too (whole event)."""
+    """The interchange document; with `backup`, the "event" section too (whole event).
+
+    Private links never leave the database (not even hashed). The plain document holds
+    the event's players only, not pending or rejected entries; the owner's backup keeps
+    those too, with their entry state and every contact, under "event"."""
     players = list(tournament.players.order_by("id"))
+    if not backup:
+        players = [p for p in players if p.entry == Entry.ACCEPTED]
     ext = {p.id: p.external_id for p in players}
     doc: dict[str, Any] = {
         "format": FORMAT,

@@ -264,7 +264,7 @@ def _game(r: Record, ctx: Context) -> tuple[Part, ...]:
 
 
 # Players (services/players.py).
-DROP_SUMMARY = re.compile(r"^(.+) dropped after round (\d+)$", re.S)
+DROP_SUMMARY = re.compile(r"^(.+) dropped after round (\d+)( \(own request\))?$", re.S)
 READMIT_SUMMARY = re.compile(r"^(.+) re-admitted$", re.S)
 
 
@@ -286,11 +286,20 @@ def _rename(r: Record, ctx: Context) -> tuple[Part, ...]:
 
 
 def _drop(r: Record, ctx: Context) -> tuple[Part, ...]:
+    if isinstance(r.after, dict) and isinstance(r.after.get("players"), list):
+        # services/registration.py drop_no_shows: "Dropped 3 no-show(s)[ by alice]: ..."
+        exts = [str(ext) for ext in r.after["players"]]
+        listed = r.summary.partition(": ")[2].split(", ")
+        if len(listed) != len(exts):
+            listed = [ctx.names.get(ext, ext) for ext in exts]
+        names = [Mention(name, ext) for name, ext in zip(listed, exts, strict=True)]
+        return (f"{_plural(len(names), 'no-show')} dropped before round 1: ", *_listed(names))
     found = _match(DROP_SUMMARY, r.summary)
     last = int(r.after["dropped_after_round"])
+    own = " (own request)" if found.group(3) or r.after.get("by_player") else ""
     return (
         Mention(found.group(1)),
-        f" dropped after round {last}" if last else " dropped before round 1",
+        (f" dropped after round {last}" if last else " dropped before round 1") + own,
     )
 
 
@@ -436,6 +445,67 @@ def _clock(r: Record, ctx: Context) -> tuple[Part, ...]:
     raise Unknown(what)
 
 
+# Players taking part (issue 14): services/reports.py and registration.py. A report's
+# facts are in `after` (see services.reports._facts); registration's summaries end with
+# " by <username>" for the organizer's writes, which `describe` adds itself.
+def _place_of(after: Mapping[str, Any], ctx: Context) -> str:
+    number, table = int(after["round"]), after["table"]
+    if number in ctx.playoff_rounds:
+        return f"Table {table}, {ctx.playoff_rounds[number]}"
+    return f"Table {table}, round {number}"
+
+
+def _report(r: Record, ctx: Context) -> tuple[Part, ...]:
+    a = r.after
+    place = _place_of(a, ctx)
+    reporter = Mention(str(a["reporter"]), a.get("reporter_id"))
+    event = a.get("event")
+    if event == "report":
+        was = f" (was {a['was']})" if a.get("was") else ""
+        return (f"{place}: ", reporter, f" reported {a['score']}{was}")
+    if event in ("confirmed", "disputed"):
+        answer = Mention(str(a["by"]), a.get("by_id"))
+        claim = (" (", answer, f" reported {a['claim']})") if a.get("claim") else ()
+        return (f"{place}: ", reporter, f" reported {a['score']}, {event} by ", answer, *claim)
+    if event == "reset":
+        return (f"{place}: ", reporter, f"'s report ({a['score']}) reset")
+    raise Unknown(r.summary)
+
+
+BY_SUFFIX = re.compile(r" by [^ :]+$")
+
+
+def _without_by(summary: str) -> str:
+    return BY_SUFFIX.sub("", summary)
+
+
+def _check_in(r: Record, ctx: Context) -> tuple[Part, ...]:
+    text = _without_by(r.summary)
+    if not text.endswith(" checked in"):
+        raise Unknown(r.summary)
+    return (Mention(text[: -len(" checked in")], (r.after or {}).get("player")), " checked in")
+
+
+def _entry(r: Record, ctx: Context) -> tuple[Part, ...]:
+    if isinstance(r.after, dict) and "player" in r.after:
+        text, entry = _without_by(r.summary), str(r.after["entry"])
+        if not text.endswith(f" {entry}"):
+            raise Unknown(r.summary)
+        return (Mention(text[: -len(entry) - 1], str(r.after["player"])), f"'s entry {entry}")
+    head, sep, rest = r.summary.partition(": ")
+    if not sep or not head.startswith("Registration settings"):
+        raise Unknown(r.summary)
+    return (f"Registration settings: {rest}",)
+
+
+def _link(r: Record, ctx: Context) -> tuple[Part, ...]:
+    _, sep, name = _without_by(r.summary).partition(" link for ")
+    if not sep:
+        raise Unknown(r.summary)
+    who = Mention(name, str(r.after["player"]))
+    return ("New private link for " if r.after.get("replaced") else "Private link for ", who)
+
+
 RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.RESULT: _result,
     AuditAction.GAME: _game,
@@ -454,6 +524,10 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.STAFF: _staff,
     AuditAction.PLAN: _plan,
     AuditAction.IMPORT: _import,
+    AuditAction.REPORT: _report,
+    AuditAction.CHECK_IN: _check_in,
+    AuditAction.ENTRY: _entry,
+    AuditAction.LINK: _link,
 }
 
 

@@ -11,7 +11,17 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q
 
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, System, Tournament
+from tournaments.models import (
+    Entry,
+    Match,
+    MatchKind,
+    Player,
+    Round,
+    Seat,
+    Status,
+    System,
+    Tournament,
+)
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
@@ -135,7 +145,7 @@ def actions(
     t: Tournament, summary: RoundSummary, *, bracket: list[Any] | None = None
 ) -> dict[str, Any]:
     """The event's status line and what the organizer may do next (the actions panel)."""
-    active = t.players.filter(dropped_after_round__isnull=True).count()
+    active = t.players.filter(dropped_after_round__isnull=True, entry=Entry.ACCEPTED).count()
     last = summary.last
     missing_now = summary.missing_now
     swiss = summary.swiss

@@ -16,7 +16,7 @@ from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,0
 from typing import Any, Literal, NamedTuple
 
 from scoring.models import Standing, StandingsState
-from tournaments.models import MatchKind, Round, Status, Tournament
+from tournaments.models import Entry, MatchKind, Round, Status, Tournament
 from tournaments.pages.bracket import placings
 from tournaments.pages.common import (
     POLL_SECONDS,
@@ -59,7 +59,10 @@ def projector(t: Tournament) -> dict[str, Any]:
     players: list[str] = []
     if round_ is None:
         mode = "players"
-        players = sorted(t.players.values_list("name", flat=True), key=str.casefold)
+        players = sorted(
+            t.players.filter(entry=Entry.ACCEPTED).values_list("name", flat=True),
+            key=str.casefold,
+        )
     elif open_round:
         mode = "pairings"
         pairings = _pairings(round_)

@@ -8,13 +8,15 @@ a few ms and under 300 bytes a table (`make bench` prints both figures).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from django.urls import reverse
 
-from tournaments.models import Match, MatchKind, Round, Seat, Tournament
+from tournaments.models import Match, MatchKind, Report, Round, Seat, Tournament
+from tournaments.pages.reports import organizer_panel
 from tournaments.rules import score_text
 
 OPEN = (MatchKind.PLAYED,)
@@ -112,23 +114,28 @@ def rows_html(t: Tournament, rows: list[Row]) -> str:
 
 @dataclass(frozen=True)
 class Filters:
-    """What the round screen shows: every table, only those missing a result, or those
-    of players whose name holds `find`."""
+    """What the round screen shows: every table, only those missing a result, only those
+    whose players' reports need a look, or those of players whose name holds `find`."""
 
     missing: bool = False
     find: str = ""
+    to_check: bool = False  # players' reports disputed or left unconfirmed (issue 14)
 
     @property
     def query(self) -> str:
         from urllib.parse import urlencode
 
-        params = {
-            k: v for k, v in (("missing", "1" if self.missing else ""), ("find", self.find)) if v
-        }
-        return urlencode(params)
+        pairs = (
+            ("missing", "1" if self.missing else ""),
+            ("check", "1" if self.to_check else ""),
+            ("find", self.find),
+        )
+        return urlencode({k: v for k, v in pairs if v})
 
-    def keep(self, row: Row) -> bool:
+    def keep(self, row: Row, check_ids: Collection[int] = ()) -> bool:
         if self.missing and not row.open:
+            return False
+        if self.to_check and row.pk not in check_ids:
             return False
         if self.find:
             needle = self.find.casefold()
@@ -139,7 +146,15 @@ class Filters:
 def round_screen(t: Tournament, round_: Round, filters: Filters) -> dict[str, Any]:
     """The round's rows (filtered) with their counts, for the round screen."""
     rows = rows_of(round_)
-    shown = [r for r in rows if filters.keep(r)]
+    # Players' own reports: the ones to check, with the organizer's panel to settle them
+    # (one query when nobody reported anything).
+    reports = (
+        organizer_panel(round_)
+        if Report.objects.filter(match__round=round_).exists()
+        else {"rows": [], "waiting": 0}
+    )
+    check_ids = {r["pk"] for r in reports["rows"]}
+    shown = [r for r in rows if filters.keep(r, check_ids)]
     tables = [r.table for r in rows if r.table]
     return {
         "rows_html": rows_html(t, shown),
@@ -149,6 +164,8 @@ def round_screen(t: Tournament, round_: Round, filters: Filters) -> dict[str, An
         "first_table": min(tables) if tables else None,
         "last_table": max(tables) if tables else None,
         "filters": filters,
+        "reports": reports,
+        "check_count": len(check_ids),
     }
 
 

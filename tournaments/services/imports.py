@@ -20,6 +20,7 @@ from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
     AuditEntry,
+    Entry,
     Match,
     MatchKind,
     Player,
@@ -71,6 +72,13 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
     t.save(update_fields=["status", "phase", "top_cut", "planned_rounds"])
     for ext, phase in event.get("made_phase", {}).items():
         Player.objects.filter(tournament=t, external_id=ext).update(made_phase=phase)
+    # Pending and rejected entries stay what they were (private links are not in a
+    # backup: the organizer issues new ones).
+    for ext, entry in event.get("entries", {}).items():
+        if entry in Entry.values:
+            Player.objects.filter(tournament=t, external_id=ext).update(entry=entry)
+    for ext, contact in event.get("contacts", {}).items():
+        Player.objects.filter(tournament=t, external_id=ext).update(contact=str(contact)[:200])
     for clock in event.get("clocks", []):
         paused = clock.get("paused_seconds")
         Round.objects.filter(tournament=t, number=clock["round"]).update(

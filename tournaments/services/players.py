@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Max
+from django.utils import timezone
 
 from tournaments.models import AuditAction, Player
 from tournaments.services.writing import ServiceError, writing
@@ -59,6 +60,9 @@ def register_players(
             if twice:
                 raise DuplicateNames(twice)
         taken = set(t.players.values_list("external_id", flat=True))
+        # With check-in used, a late entry the organizer adds is at the venue: it is
+        # paired from the next round (services.seating pairs checked-in players only).
+        present = timezone.now() if t.check_in and t.rounds.exists() else None
         players = []
         n = len(taken)
         for name in cleaned:
@@ -66,7 +70,9 @@ def register_players(
             while f"p{n}" in taken:
                 n += 1
             taken.add(f"p{n}")
-            players.append(Player(tournament=t, external_id=f"p{n}", name=name))
+            players.append(
+                Player(tournament=t, external_id=f"p{n}", name=name, checked_in_at=present)
+            )
         Player.objects.bulk_create(players)
         late = " (late entry)" if t.rounds.exists() else ""
         w.changed()
@@ -99,7 +105,10 @@ def drop_player(*, player: Player, by: Any = None) -> Player:
     with writing(player.tournament_id, by=by) as w:
         last = w.tournament.rounds.aggregate(n=Max("number"))["n"] or 0
         player.dropped_after_round = last
-        Player.objects.filter(pk=player.pk).update(dropped_after_round=last)
+        player.dropped_by_player = False
+        Player.objects.filter(pk=player.pk).update(
+            dropped_after_round=last, dropped_by_player=False
+        )
         w.changed()
         w.audit(
             AuditAction.DROP,
@@ -113,7 +122,10 @@ def readmit_player(*, player: Player, by: Any = None) -> Player:
     with writing(player.tournament_id, by=by) as w:
         before = Player.objects.get(pk=player.pk).dropped_after_round
         player.dropped_after_round = None
-        Player.objects.filter(pk=player.pk).update(dropped_after_round=None)
+        player.dropped_by_player = False
+        Player.objects.filter(pk=player.pk).update(
+            dropped_after_round=None, dropped_by_player=False
+        )
         w.changed()
         w.audit(
             AuditAction.READMIT,

@@ -10,8 +10,16 @@ from decimal import Decimal
 from typing import Any
 
 from tournaments import rules
-from tournaments.models import AuditAction, Match, MatchKind, Round, Seat, Tournament
-from tournaments.services.writing import ServiceError, writing
+from tournaments.models import (
+    AuditAction,
+    Match,
+    MatchKind,
+    ReportState,
+    Round,
+    Seat,
+    Tournament,
+)
+from tournaments.services.writing import ServiceError, Write, writing
 
 UNDONE = "That match is no longer in the event: its round was undone. Reload the pairings."
 
@@ -44,7 +52,7 @@ def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]
     pk = match if isinstance(match, int) else match.pk
     seats = list(
         Seat.objects.filter(match_id=pk, match__round__tournament=t)
-        .select_related("player", "match__round")
+        .select_related("player", "match__round", "match__report")
         .order_by("position")
     )
     if not seats:
@@ -103,45 +111,69 @@ def record_result(
     """Enter or correct a two-player result; wins None clears it. Recomputes standings.
 
     `match` may be a pk when `tournament` is given: the match must be in that event. The
-    match returned carries its seats (`seat_list`), as they are now.
+    match returned carries its seats (`seat_list`), as they are now. This is the
+    organizer's entry: it wins over a player's report (issue 14), which becomes
+    overridden whenever the result changes.
     """
     with writing(_tournament_of(match, tournament), by=by) as w:
         match, seats = _seated_match(match, w.tournament)
-        if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
-            raise ServiceError("Byes and losses without an opponent have no result to enter.")
-        if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
-            raise ServiceError("A playoff match needs a winner.")
-        if wins is not None and validate and not double_loss:
-            check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
-        before = _result_state(match, seats)
-        for seat, won in zip(seats, wins if wins is not None else (None, None), strict=True):
-            seat.games_won = won
-        match.reported = wins is not None
-        match.draws = draws if wins is not None else 0
-        match.kind = MatchKind.DOUBLE_LOSS if double_loss else MatchKind.PLAYED
-        after = _result_state(match, seats)
-        if after == before:
-            return match  # the same result again: nothing to write, nothing to recompute
-        if match.round.playoff and _winner(before) != _winner(after):
-            later = w.tournament.rounds.filter(playoff=True, number__gt=match.round.number)
-            if later.exists():
-                raise ServiceError(
-                    "A later playoff round depends on this result: undo that round's "
-                    "pairing first (it must have no results yet)."
-                )
-        Seat.objects.bulk_update(seats, ["games_won"])
-        match.save(update_fields=["reported", "draws", "kind"])
-        names = " vs ".join(s.player.name for s in seats)
-        verb = "Corrected" if before["reported"] else "Entered"
-        w.changed(matches=[match.pk])
-        w.audit(
-            AuditAction.RESULT,
-            f"{verb} round {match.round.number} table {match.table} ({names}): "
-            f"{_result_words(after)}",
-            before=before,
-            after=after,
-        )
+        if enter_result(w, match, seats, wins=wins, draws=draws, double_loss=double_loss,
+                        validate=validate):  # fmt: skip
+            report = getattr(match, "report", None)  # joined by _seated_match: no query
+            if report is not None and report.state != ReportState.OVERRIDDEN:
+                report.state = ReportState.OVERRIDDEN
+                report.save(update_fields=["state", "updated_at"])
     return match
+
+
+def enter_result(
+    w: Write,
+    match: Match,
+    seats: list[Seat],
+    *,
+    wins: Sequence[int] | None,
+    draws: int = 0,
+    double_loss: bool = False,
+    validate: bool = True,
+) -> bool:
+    """record_result's write, for a service that already holds the `writing` block `w`
+    (blocks do not nest: a player's confirmed report enters its result through here, in
+    its own block). `match` and `seats` come from `_seated_match` under that block's
+    lock. Returns whether anything changed (the same result again writes nothing)."""
+    if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
+        raise ServiceError("Byes and losses without an opponent have no result to enter.")
+    if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
+        raise ServiceError("A playoff match needs a winner.")
+    if wins is not None and validate and not double_loss:
+        check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
+    before = _result_state(match, seats)
+    for seat, won in zip(seats, wins if wins is not None else (None, None), strict=True):
+        seat.games_won = won
+    match.reported = wins is not None
+    match.draws = draws if wins is not None else 0
+    match.kind = MatchKind.DOUBLE_LOSS if double_loss else MatchKind.PLAYED
+    after = _result_state(match, seats)
+    if after == before:
+        return False  # the same result again: nothing to write, nothing to recompute
+    if match.round.playoff and _winner(before) != _winner(after):
+        later = w.tournament.rounds.filter(playoff=True, number__gt=match.round.number)
+        if later.exists():
+            raise ServiceError(
+                "A later playoff round depends on this result: undo that round's "
+                "pairing first (it must have no results yet)."
+            )
+    Seat.objects.bulk_update(seats, ["games_won"])
+    match.save(update_fields=["reported", "draws", "kind"])
+    names = " vs ".join(s.player.name for s in seats)
+    verb = "Corrected" if before["reported"] else "Entered"
+    w.changed(matches=[match.pk])
+    w.audit(
+        AuditAction.RESULT,
+        f"{verb} round {match.round.number} table {match.table} ({names}): {_result_words(after)}",
+        before=before,
+        after=after,
+    )
+    return True
 
 
 def record_game(

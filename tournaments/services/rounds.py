@@ -8,6 +8,7 @@ from typing import Any
 from scoring.models import Standing
 from tournaments.models import (
     AuditAction,
+    Entry,
     MatchKind,
     Player,
     Round,
@@ -76,6 +77,8 @@ def pair_next_round(
             raise ServiceError("The tournament is finished.")
         if agreed_byes and t.system != System.LEAGUE:
             raise ServiceError("Agreed byes are for league rounds only.")
+        if t.check_in and last is None:
+            _refuse_without_check_ins(t)
         if t.status == Status.TOP_CUT:
             assert last is not None  # a top cut starts after a Swiss round
             round_ = pair_playoff_round(t, last)
@@ -95,6 +98,21 @@ def pair_next_round(
             after={"round": round_.number, "matches": round_.matches.count()},
         )
     return round_
+
+
+def _refuse_without_check_ins(t: Tournament) -> None:
+    """Round 1 of an event using check-in pairs only who checked in: say so plainly when
+    too few did, rather than the systems' general "too few players"."""
+    checked_in = len(active_players(t))
+    if checked_in < 2:
+        waiting = t.players.filter(
+            entry=Entry.ACCEPTED, dropped_after_round__isnull=True, checked_in_at__isnull=True
+        ).count()
+        raise ServiceError(
+            f"Only {checked_in} player(s) checked in: round 1 pairs checked-in players only "
+            f"and needs at least two ({waiting} not checked in yet). Check players in on the "
+            "Registration screen, or turn check-in off."
+        )
 
 
 def _met(t: Tournament) -> tuple[dict[int, tuple[str, ...]], set[int]]:

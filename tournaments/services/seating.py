@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 
 from scoring.models import Standing
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Tournament
+from tournaments.models import Entry, Match, MatchKind, Player, Round, Seat, Tournament
 
 
 def round_rng(tournament: Tournament, number: int) -> random.Random:
@@ -66,8 +66,16 @@ def create_round(
 
 
 def active_players(tournament: Tournament) -> list[Player]:
-    """Players who play the next round: not dropped, and through the current phase's cut."""
-    players = tournament.players.filter(dropped_after_round__isnull=True)
+    """Players who play the next round: accepted entries (not pending or rejected), not
+    dropped, through the current phase's cut and, when the event uses check-in, checked in.
+
+    Check-in binds every round, not only round 1: a no-show left in the event would
+    otherwise be paired from round 2 on. Late entries the organizer lets in after round 1
+    count as checked in (services.registration, services.players).
+    """
+    players = tournament.players.filter(entry=Entry.ACCEPTED, dropped_after_round__isnull=True)
+    if tournament.check_in:
+        players = players.filter(checked_in_at__isnull=False)
     if tournament.phase > 1:
         players = players.filter(made_phase__gte=tournament.phase)
     return list(players.order_by("id"))

@@ -20,7 +20,7 @@ from django.utils.http import quote_etag
 from django.views.decorators.csrf import csrf_exempt
 
 from tournaments import live
-from tournaments.models import Player, Round, Tournament
+from tournaments.models import Entry, Player, Round, Tournament
 from tournaments.pages import exports
 from tournaments.pages.public import round_of
 from tournaments.parsing import ascii_int
@@ -118,7 +118,11 @@ def pairings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]
 @json_endpoint
 def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[str, Any]]:
     # PostgreSQL refuses NUL in text: no player can have it.
-    me = None if "\x00" in pid else Player.objects.filter(tournament=t, external_id=pid).first()
+    me = (
+        None
+        if "\x00" in pid
+        else Player.objects.filter(tournament=t, external_id=pid, entry=Entry.ACCEPTED).first()
+    )
     if me is None:
         raise Http404(f"No player {pid!r} in this tournament.")
     return lambda: exports.player_json(t, me)

@@ -131,6 +131,7 @@ def event(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def round_filters(request: HttpRequest) -> round_pages.Filters:
     return round_pages.Filters(
         missing=request.GET.get("missing") == "1",
+        to_check=request.GET.get("check") == "1",
         find=" ".join(request.GET.get("find", "").split())[:100],
     )
 

@@ -1,0 +1,134 @@
+"""Read model of players taking part (issue 14): the registration form, a player's
+private page, and the organizer's registration screen. Plain data out; no token in it
+(a raw token exists only in the request that carries it, or the answer that issues it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tournaments.models import Entry, Player, Seat, Status, Tournament
+from tournaments.pages.common import current_round, round_label
+
+CLOSED = "Registration is closed: ask the organizer to add you."
+PAIRED = "Round 1 is paired: registration is closed. The organizer adds late entries."
+
+ENTRY_TEXT = {
+    Entry.ACCEPTED: "You are in.",
+    Entry.PENDING: "Your entry waits for the organizer's approval.",
+    Entry.REJECTED: "The organizer did not accept your entry. Ask them if this is a mistake.",
+}
+
+
+def registration_closed_reason(t: Tournament) -> str | None:
+    """Why players cannot register themselves now, or None while they can. Registration
+    closes when round 1 is paired (any paired round counts)."""
+    if t.status != Status.REGISTRATION or t.rounds.exists():
+        return PAIRED if t.registration_open else CLOSED
+    if not t.registration_open:
+        return CLOSED
+    return None
+
+
+def entries_counted(t: Tournament) -> int:
+    """Entries the cap counts: accepted and pending (a rejected one frees its place)."""
+    return t.players.filter(entry__in=[Entry.ACCEPTED, Entry.PENDING]).count()
+
+
+def not_checked_in(t: Tournament) -> list[Player]:
+    """Accepted players still in the event who have not checked in, by name."""
+    players = t.players.filter(
+        entry=Entry.ACCEPTED, dropped_after_round__isnull=True, checked_in_at__isnull=True
+    )
+    return sorted(players, key=lambda p: p.name.casefold())
+
+
+def registration_form(t: Tournament) -> dict[str, Any]:
+    """The public form: open or why not, and the places left under a cap."""
+    closed = registration_closed_reason(t)
+    count = entries_counted(t)
+    cap = t.registration_cap
+    left = None if cap is None else max(cap - count, 0)
+    if closed is None and left == 0:
+        closed = f"Registration is full ({cap} players): ask the organizer."
+    return {
+        "tournament": t,
+        "closed": closed,
+        "cap": cap,
+        "left": left,
+        "approval": t.registration_approval,
+    }
+
+
+def current_table(player: Player) -> dict[str, Any] | None:
+    """Where the player sits in the round being played: table, kind and opponents."""
+    round_ = current_round(player.tournament)
+    if round_ is None:
+        return None
+    seat = Seat.objects.filter(round=round_, player=player).select_related("match").first()
+    if seat is None:
+        return {"round_label": round_label(round_), "seated": False}
+    others = list(
+        Seat.objects.filter(match_id=seat.match_id, absent=False)
+        .exclude(player=player)
+        .order_by("position")
+        .values_list("player__name", flat=True)
+    )
+    return {
+        "round_label": round_label(round_),
+        "seated": True,
+        "table": seat.match.table,
+        "kind": seat.match.kind,
+        "reported": seat.match.reported,
+        "opponents": others,
+    }
+
+
+def private_page(player: Player) -> dict[str, Any]:
+    """What a player's private page shows (their link and its QR code come from the view,
+    which holds the token)."""
+    t = player.tournament
+    paired = t.rounds.exists()
+    accepted = player.entry == Entry.ACCEPTED
+    return {
+        "player": player,
+        "tournament": t,
+        "entry": player.entry,
+        "entry_text": ENTRY_TEXT.get(player.entry, ""),
+        "check_in_used": t.check_in,
+        "checked_in": player.checked_in_at is not None,
+        "can_check_in": (
+            t.check_in
+            and not paired
+            and accepted
+            and not player.dropped
+            and player.checked_in_at is None
+            and t.status != Status.FINISHED
+        ),
+        "check_in_closed": t.check_in and paired and player.checked_in_at is None,
+        "dropped": player.dropped,
+        "now": current_table(player) if accepted else None,
+    }
+
+
+def registration_screen(t: Tournament) -> dict[str, Any]:
+    """The organizer's registration screen: settings, entries waiting, who has not
+    checked in, and every player (for a new private link)."""
+    players = list(t.players.order_by("id"))
+    by_name = sorted(players, key=lambda p: p.name.casefold())
+    paired = t.rounds.exists()
+    missing = not_checked_in(t) if t.check_in else []
+    return {
+        "tournament": t,
+        "closed": registration_closed_reason(t),
+        "paired": paired,
+        "counted": entries_counted(t),
+        "pending": [p for p in players if p.entry == Entry.PENDING],
+        "rejected": [p for p in players if p.entry == Entry.REJECTED],
+        "not_checked_in": missing,
+        "checked_in_count": sum(
+            1 for p in players if p.entry == Entry.ACCEPTED and p.checked_in_at is not None
+        ),
+        "can_drop_no_shows": t.check_in and not paired and bool(missing),
+        "players": [p for p in by_name if p.entry != Entry.REJECTED],
+    }

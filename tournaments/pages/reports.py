@@ -1,0 +1,253 @@
+"""Players' own reports (issue 14), read for screens: a player's panel, the organizer's list.
+
+Plain data out. `stamp(...)` is also what the report services compare under the lock to
+refuse a stale page: it names what the player saw (the stored result and the report),
+never a time or the event's version, so a write to another table does not make every
+phone's page stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from tournaments.models import Match, MatchKind, Player, Report, ReportState, Round, Seat
+from tournaments.pages.common import current_round, round_label
+from tournaments.rules import score_text
+
+# A report still unanswered after this long is flagged for the organizer: opponents
+# confirm at the table within a minute or two, so five minutes means one of them left.
+ONE_SIDED_MINUTES = 5
+
+OPEN_STATES = (ReportState.REPORTED, ReportState.DISPUTED)
+
+
+def stamp(match: Match, seats: Sequence[Seat], report: Report | None) -> str:
+    """What a page showed of one match; a form sends it back, a write compares it."""
+    parts: list[Any] = [match.pk, match.kind, match.reported, match.draws]
+    parts += [s.games_won for s in seats]
+    if report is not None:
+        parts += [report.state, report.reporter_id, report.wins_a, report.wins_b, report.draws]
+        parts += [report.answered_by_id]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def own_side(wins_seat_order: Sequence[int], position: int) -> tuple[int, int]:
+    """(mine, theirs) for the player in seat `position` (0 or 1)."""
+    a, b = wins_seat_order
+    return (a, b) if position == 0 else (b, a)
+
+
+def outcome_words(mine: int, theirs: int, draws: int) -> str:
+    """ "you won 2-1", "you lost 0-2", "a draw 1-1-1", from the reader's side."""
+    score = score_text([mine, theirs], draws)
+    if mine > theirs:
+        return f"you won {score}"
+    if mine < theirs:
+        return f"you lost {score}"
+    return f"a draw {score}"
+
+
+def report_score(report: Report) -> str:
+    """The report as its reporter gave it, their own games first ("2-1")."""
+    reporter_first = report.match.seat_list[0].player_id == report.reporter_id  # type: ignore[attr-defined]
+    wins = (report.wins_a, report.wins_b) if reporter_first else (report.wins_b, report.wins_a)
+    return score_text(list(wins), report.draws)
+
+
+def _seat_of(player: Player, round_: Round) -> Seat | None:
+    return (
+        Seat.objects.filter(round=round_, player=player)
+        .select_related("match__round", "match__report")
+        .first()
+    )
+
+
+def player_panel(player: Player) -> dict[str, Any]:
+    """What a player's report panel shows: their match in the round being played, who
+    reported what, and what they can do now (`mode`).
+
+    Modes: "none" (nothing to report: `reason` says why), "form" (report), "waiting"
+    (they reported; the opponent has not answered), "confirm" (the opponent reported:
+    confirm or dispute), "disputed", "done" (the result is in).
+    """
+    t = player.tournament
+    ctx: dict[str, Any] = {"tournament": t, "player": player, "mode": "none", "reason": ""}
+    round_ = current_round(t) if t.status != "finished" else None
+    if round_ is None:
+        ctx["reason"] = (
+            "The event is finished." if t.status == "finished" else "No round is paired yet."
+        )
+        return ctx
+    ctx["round_label"] = round_label(round_)
+    seat = _seat_of(player, round_)
+    if seat is None:
+        ctx["reason"] = f"You are not paired in {ctx['round_label'].lower()}."
+        return ctx
+    match = seat.match
+    if match.kind == MatchKind.BYE:
+        ctx["reason"] = f"You have a bye in {ctx['round_label'].lower()}: nothing to report."
+        return ctx
+    if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
+        ctx["reason"] = "This match has no result to report."
+        return ctx
+    seats = list(match.seats.select_related("player").order_by("position"))
+    match.seat_list = seats  # type: ignore[attr-defined]
+    me = next(k for k, s in enumerate(seats) if s.player_id == player.pk)
+    opponent = seats[1 - me].player
+    report: Report | None = getattr(match, "report", None)
+    need = t.best_of // 2 + 1
+    ctx.update(
+        match=match,
+        table=match.table,
+        opponent=opponent,
+        stamp=stamp(match, seats, report),
+        win_choices=list(range(need + 1)),
+        draw_choices=list(range(t.best_of + 1)),
+        mine=None,
+        theirs=None,
+        draws=0,
+    )
+    if report is not None:
+        ctx["report"] = report
+        ctx["reported_by_me"] = report.reporter_id == player.pk
+        ctx["reporter_name"] = player.name if ctx["reported_by_me"] else opponent.name
+        mine, theirs = own_side((report.wins_a, report.wins_b), me)
+        ctx.update(mine=mine, theirs=theirs, draws=report.draws)
+        ctx["report_words"] = outcome_words(mine, theirs, report.draws)
+    if match.reported:
+        wins = [s.games_won or 0 for s in seats]
+        mine, theirs = own_side(wins, me)
+        ctx["mode"] = "done"
+        if match.kind == MatchKind.DOUBLE_LOSS:
+            ctx["result_words"] = "a double loss"
+        else:
+            ctx["result_words"] = outcome_words(mine, theirs, match.draws)
+        if report is not None and report.state == ReportState.CONFIRMED:
+            ctx["result_by"] = "confirmed by both players"
+        else:
+            ctx["result_by"] = "entered by the organizer"
+        return ctx
+    if report is None or report.state in (ReportState.OVERRIDDEN, ReportState.CONFIRMED):
+        ctx["mode"] = "form"  # nothing reported, or the organizer cleared the result
+        ctx.update(mine=None, theirs=None, draws=0)
+    elif report.state == ReportState.DISPUTED:
+        ctx["mode"] = "disputed"
+    elif ctx["reported_by_me"]:
+        ctx["mode"] = "waiting"
+    else:
+        ctx["mode"] = "confirm"
+    return ctx
+
+
+def drop_panel(player: Player) -> dict[str, Any]:
+    """What a player's drop panel shows: whether they can still drop, and after which
+    round the drop takes effect."""
+    t = player.tournament
+    round_ = current_round(t) if t.status != "finished" else None
+    number = round_.number if round_ is not None else 0
+    return {
+        "tournament": t,
+        "player": player,
+        "finished": t.status == "finished",
+        "dropped": player.dropped_after_round is not None,
+        "dropped_after_round": player.dropped_after_round,
+        "by_player": player.dropped_by_player,
+        "after_round": number,
+        "when": f"after round {number}" if number else "before round 1",
+    }
+
+
+# --- The organizer's view ---------------------------------------------------------------
+
+
+def _reports(round_: Round) -> list[Report]:
+    reports = list(
+        Report.objects.filter(match__round=round_)
+        .select_related("match", "reporter", "answered_by")
+        .order_by("match__table", "match_id")
+    )
+    seats: dict[int, list[Seat]] = {}
+    for seat in (
+        Seat.objects.filter(match__in=[r.match_id for r in reports])
+        .select_related("player")
+        .order_by("match_id", "position")
+    ):
+        seats.setdefault(seat.match_id, []).append(seat)
+    for r in reports:
+        r.match.seat_list = seats.get(r.match_id, [])  # type: ignore[attr-defined]
+    return reports
+
+
+def _note(r: Report) -> str:
+    said = f"{r.reporter.name} reported {report_score(r)}"
+    answer = r.answered_by.name if r.answered_by else "the opponent"
+    if r.state == ReportState.DISPUTED:
+        return f"{said}, {answer} disputed"
+    if r.state == ReportState.CONFIRMED:
+        return f"{said}, confirmed by {answer}"
+    if r.state == ReportState.OVERRIDDEN:
+        return f"{said}; the organizer's entry stands"
+    return f"{said}, not yet confirmed"
+
+
+def _flagged(r: Report, now: Any) -> bool:
+    if r.match.reported:
+        return False
+    if r.state == ReportState.DISPUTED:
+        return True
+    waited = now - r.updated_at
+    return r.state == ReportState.REPORTED and waited > timedelta(minutes=ONE_SIDED_MINUTES)
+
+
+def to_check(round_: Round) -> list[dict[str, Any]]:
+    """The round's matches the organizer should look at, table order: a disputed report,
+    or one unanswered for more than ONE_SIDED_MINUTES; each with its report's text."""
+    now = timezone.now()
+    out = []
+    for r in _reports(round_):
+        if _flagged(r, now):
+            out.append(
+                {
+                    "match": r.match,
+                    "pk": r.match_id,
+                    "table": r.match.table,
+                    "names": " vs ".join(s.player.name for s in r.match.seat_list),  # type: ignore[attr-defined]
+                    "state": r.state,
+                    "note": _note(r),
+                    "since": r.updated_at,
+                }
+            )
+    return out
+
+
+def to_check_match_ids(round_: Round) -> set[int]:
+    """Pks of the matches `to_check` lists (the round screen's "to check" filter)."""
+    return {row["pk"] for row in to_check(round_)}
+
+
+def report_notes(round_: Round) -> dict[int, str]:
+    """Every report of the round as a line, by match pk: "Ana reported 2-1, Ben disputed"."""
+    return {r.match_id: _note(r) for r in _reports(round_)}
+
+
+def organizer_panel(round_: Round | None) -> dict[str, Any]:
+    """The organizer's reports panel (manage/_reports.html): the round's flagged matches,
+    and how many reports are still waiting for their opponent."""
+    if round_ is None:
+        return {"round": None, "rows": [], "waiting": 0, "minutes": ONE_SIDED_MINUTES}
+    rows = to_check(round_)
+    waiting = Report.objects.filter(
+        match__round=round_, state=ReportState.REPORTED, match__reported=False
+    ).count()
+    return {
+        "round": round_,
+        "round_label": round_label(round_),
+        "rows": rows,
+        "waiting": waiting,
+        "minutes": ONE_SIDED_MINUTES,
+    }

@@ -1,0 +1,340 @@
+"""Players' own reports and self-drop (issue 14 items 4-6).
+
+A player reports their match from their private page; the opponent confirms (the result
+is then entered by results.enter_result, in this same writing block) or disputes. The
+organizer's entry always wins: record_result marks an open report overridden. Reports are
+open for the round being played only: pairing the next round closes them.
+
+Every write leaves an audit sentence naming the player ("Table 12, round 4: Ana Lopez
+reported 2-1, confirmed by Ben Ortiz"); `after` holds the same facts as JSON for the
+audit log's renderer. The same report twice, a second confirmation, a second drop: each
+writes nothing (no version, no audit entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tournaments.models import (
+    AuditAction,
+    Match,
+    MatchKind,
+    Player,
+    Report,
+    ReportState,
+    Seat,
+    Status,
+    Tournament,
+)
+from tournaments.pages.common import current_round, round_label
+from tournaments.pages.reports import OPEN_STATES, own_side, stamp
+from tournaments.rules import check_two_player_result, score_text
+from tournaments.services.results import (
+    MatchNotFound,
+    _seated_match,
+    _tournament_of,
+    enter_result,
+)
+from tournaments.services.writing import FINISHED, ServiceError, Write, writing
+
+NOT_YOURS = "You are not playing in this match: you can only report your own."
+CLOSED = "Reports for this round are closed: the next round is paired. See the organizer."
+EVENT_FINISHED = "The event is finished: reports are closed. See the organizer."
+STALE = "This match changed since your page was loaded: check it again below."
+GONE = "This match is no longer in the event (its round was undone): reload your page."
+
+
+class StalePage(ServiceError):
+    """The page the player acted on no longer shows the match as it is."""
+
+
+@contextmanager
+def _player_writing(tournament: Tournament | int) -> Iterator[Write]:
+    """writing(), with the finished event's refusal worded for a player."""
+    try:
+        with writing(tournament) as w:
+            yield w
+    except ServiceError as exc:
+        if str(exc) == FINISHED:
+            raise ServiceError(EVENT_FINISHED) from None
+        raise
+
+
+def _open_match(w: Write, player: Player, match: Match | int) -> tuple[Match, list[Seat], int]:
+    """The match under the lock, with its seats, and the player's seat (0 or 1); refused
+    unless the player plays in it and its round is the one being played."""
+    try:
+        found, seats = _seated_match(match, w.tournament)
+    except MatchNotFound:
+        raise ServiceError(GONE) from None
+    position = next((k for k, s in enumerate(seats) if s.player_id == player.pk), None)
+    if position is None:
+        raise ServiceError(NOT_YOURS)
+    if found.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) or len(seats) != 2:
+        raise ServiceError("This match has no result to report (a bye, or no opponent).")
+    if w.tournament.status == Status.FINISHED:
+        raise ServiceError(EVENT_FINISHED)
+    playing = current_round(w.tournament)
+    if playing is None or found.round.number < playing.number:
+        raise ServiceError(CLOSED)
+    return found, seats, position
+
+
+def _check_stamp(match: Match, seats: list[Seat], report: Report | None, seen: str | None) -> None:
+    if seen is not None and seen != stamp(match, seats, report):
+        raise StalePage(STALE)
+
+
+def _where(match: Match) -> str:
+    """ "Table 12, round 4" (a playoff round by its name: "Table 1, Final")."""
+    if match.round.playoff:
+        return f"Table {match.table}, {round_label(match.round)}"
+    return f"Table {match.table}, round {match.round.number}"
+
+
+def _facts(match: Match, seats: list[Seat], report: Report, **extra: Any) -> dict[str, Any]:
+    """What the audit log's renderer reads (tournaments/pages/audit.py, _report)."""
+    reporter = 0 if seats[0].player_id == report.reporter_id else 1
+    mine, theirs = own_side((report.wins_a, report.wins_b), reporter)
+    return {
+        "match": match.pk,
+        "round": match.round.number,
+        "table": match.table,
+        "reporter": seats[reporter].player.name,
+        "reporter_id": seats[reporter].player.external_id,
+        "score": score_text([mine, theirs], report.draws),
+        "state": report.state,
+        **extra,
+    }
+
+
+def _score_of(report: Report, seats: list[Seat]) -> str:
+    reporter = 0 if seats[0].player_id == report.reporter_id else 1
+    mine, theirs = own_side((report.wins_a, report.wins_b), reporter)
+    return score_text([mine, theirs], report.draws)
+
+
+def _current_result(match: Match, seats: list[Seat]) -> tuple[int, int, int] | None:
+    if not match.reported or match.kind != MatchKind.PLAYED:
+        return None
+    return (seats[0].games_won or 0, seats[1].games_won or 0, match.draws)
+
+
+def _already_in(stored: tuple[int, int, int] | None, me: int) -> str:
+    if stored is None:
+        return "The result is already in: ask the organizer to change it."
+    mine, theirs = own_side(stored[:2], me)
+    return (
+        f"The result is already in ({score_text([mine, theirs], stored[2])} from your side): "
+        "ask the organizer to change it."
+    )
+
+
+def _confirm_into_result(w: Write, match: Match, seats: list[Seat], report: Report) -> None:
+    enter_result(w, match, seats, wins=(report.wins_a, report.wins_b), draws=report.draws)
+
+
+def report(
+    *,
+    player: Player,
+    match: Match | int,
+    wins_mine: int,
+    wins_theirs: int,
+    draws: int = 0,
+    seen: str | None = None,
+) -> Report:
+    """The player reports their match, their own games first.
+
+    The opponent reporting the same result confirms it; a different one disputes it.
+    `seen`: the stamp of the page the player reported from (pages.reports.stamp); a
+    page that no longer shows the match as it is gets StalePage.
+    """
+    with _player_writing(player.tournament_id) as w:
+        found, seats, me = _open_match(w, player, match)
+        existing: Report | None = getattr(found, "report", None)
+        _check_stamp(found, seats, existing, seen)
+        wins = own_side((wins_mine, wins_theirs), me)  # seat order (own_side is symmetric)
+        problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
+        if problem:
+            raise ServiceError(problem)
+        if found.round.playoff and wins[0] == wins[1]:
+            raise ServiceError("A playoff match needs a winner.")
+        name, where = player.name, _where(found)
+        stored = _current_result(found, seats)
+        if found.reported:
+            if stored == (*wins, draws):
+                return existing or Report(match=found, reporter=player)  # already in
+            raise ServiceError(_already_in(stored, me))
+        same = existing is not None and (existing.wins_a, existing.wins_b, existing.draws) == (
+            *wins,
+            draws,
+        )
+        if existing is None or existing.state == ReportState.OVERRIDDEN:
+            before = None
+            if existing is None:
+                existing = Report(match=found, reporter=player)
+            else:
+                before = _facts(found, seats, existing)
+            existing.reporter = player
+            existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
+            existing.state, existing.answered_by = ReportState.REPORTED, None
+            existing.save()
+            w.touched()
+            w.audit(
+                AuditAction.REPORT,
+                f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)}",
+                before=before,
+                after=_facts(found, seats, existing, event="report"),
+            )
+            return existing
+        if existing.reporter_id == player.pk:
+            if same:
+                return existing  # the same report again: nothing changes
+            before = _facts(found, seats, existing)
+            existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
+            existing.state, existing.answered_by = ReportState.REPORTED, None
+            existing.save()
+            w.touched()
+            w.audit(
+                AuditAction.REPORT,
+                f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)} "
+                f"(was {before['score']})",
+                before=before,
+                after=_facts(found, seats, existing, event="report", was=before["score"]),
+            )
+            return existing
+        # The opponent of the reporter: the same result confirms it, another disputes it.
+        if same:
+            _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
+            return existing
+        if existing.state == ReportState.DISPUTED and existing.answered_by_id == player.pk:
+            return existing  # disputed by this player already: their claim is in the log
+        _answer(
+            w,
+            found,
+            seats,
+            existing,
+            player,
+            ReportState.DISPUTED,
+            claim=score_text([wins_mine, wins_theirs], draws),
+        )
+        return existing
+
+
+def _answer(
+    w: Write,
+    match: Match,
+    seats: list[Seat],
+    report: Report,
+    player: Player,
+    state: str,
+    *,
+    claim: str | None = None,
+) -> None:
+    """The reporter's opponent confirms (the result goes in) or disputes the report."""
+    before = _facts(match, seats, report)
+    report.state, report.answered_by = state, player
+    report.save(update_fields=["state", "answered_by", "updated_at"])
+    if state == ReportState.CONFIRMED:
+        _confirm_into_result(w, match, seats, report)
+    else:
+        w.touched()
+    verb = "confirmed" if state == ReportState.CONFIRMED else "disputed"
+    text = (
+        f"{_where(match)}: {before['reporter']} reported {before['score']}, {verb} by {player.name}"
+    )
+    if claim:
+        text += f" ({player.name} reported {claim})"
+    extra: dict[str, Any] = {"event": verb, "by": player.name, "by_id": player.external_id}
+    if claim:
+        extra["claim"] = claim
+    w.audit(
+        AuditAction.REPORT,
+        text,
+        before=before,
+        after=_facts(match, seats, report, **extra),
+    )
+
+
+def _reporters_opponent(
+    w: Write, player: Player, match: Match | int, seen: str | None
+) -> tuple[Match, list[Seat], Report]:
+    found, seats, _me = _open_match(w, player, match)
+    existing: Report | None = getattr(found, "report", None)
+    _check_stamp(found, seats, existing, seen)
+    if existing is None or (existing.state == ReportState.OVERRIDDEN and not found.reported):
+        raise ServiceError("There is no report to answer yet: report the result yourself.")
+    if existing.reporter_id == player.pk:
+        raise ServiceError("You reported this result: your opponent confirms or disputes it.")
+    return found, seats, existing
+
+
+def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> Report:
+    """The reporter's opponent confirms the report: the result is entered (and the
+    standings recomputed) in this same write. Confirming twice changes nothing."""
+    with _player_writing(player.tournament_id) as w:
+        found, seats, existing = _reporters_opponent(w, player, match, seen)
+        if existing.state == ReportState.CONFIRMED:
+            return existing
+        if found.reported or existing.state not in OPEN_STATES:
+            raise ServiceError("The organizer has entered this result: ask them to change it.")
+        _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
+        return existing
+
+
+def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> Report:
+    """The reporter's opponent disputes the report: the organizer settles it (their entry
+    wins). Disputing twice changes nothing."""
+    with _player_writing(player.tournament_id) as w:
+        found, seats, existing = _reporters_opponent(w, player, match, seen)
+        if existing.state == ReportState.DISPUTED:
+            return existing
+        if found.reported or existing.state not in OPEN_STATES:
+            raise ServiceError("The result is already in: ask the organizer to change it.")
+        _answer(w, found, seats, existing, player, ReportState.DISPUTED)
+        return existing
+
+
+def reset_report(*, match: Match | int, tournament: Tournament | None = None, by: Any) -> None:
+    """The organizer removes a match's report: the players may report again. A result
+    already entered stays (the organizer changes it on the round screen)."""
+    with writing(_tournament_of(match, tournament), by=by) as w:
+        found, seats = _seated_match(match, w.tournament)
+        existing: Report | None = getattr(found, "report", None)
+        if existing is None:
+            raise ServiceError("This match has no report to reset.")
+        before = _facts(found, seats, existing)
+        existing.delete()
+        w.touched()
+        w.audit(
+            AuditAction.REPORT,
+            f"{_where(found)}: {before['reporter']}'s report ({before['score']}) reset",
+            before=before,
+            after={**before, "event": "reset", "state": None},
+        )
+
+
+def self_drop(*, player: Player) -> Player:
+    """The player drops after the round being played (their own request, from their
+    private page). Dropping twice changes nothing; the organizer can re-admit them."""
+    with _player_writing(player.tournament_id) as w:
+        found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
+        if found is None:
+            raise ServiceError("You are not in this event.")
+        if found.dropped_after_round is not None:
+            return found
+        playing = current_round(w.tournament)
+        number = playing.number if playing is not None else 0
+        found.dropped_after_round, found.dropped_by_player = number, True
+        found.save(update_fields=["dropped_after_round", "dropped_by_player"])
+        w.changed()  # who is dropped decides the next pairing and the standings' notes
+        # "after round 0" before round 1: the organizer's drop words it the same way.
+        w.audit(
+            AuditAction.DROP,
+            f"{found.name} dropped after round {number} (own request)",
+            after={"dropped_after_round": number, "by_player": True},
+        )
+    player.dropped_after_round, player.dropped_by_player = number, True
+    return found

@@ -1,0 +1,112 @@
+"""A player's private page (issue 14): /p/<token>/, their private link.
+
+The token is the only key: no account, no password. Because it sits in the URL, every
+answer here is `Cache-Control: private, no-store` (no shared or browser copy), sends no
+Referer on (`Referrer-Policy: no-referrer`), is rendered per request (never through the
+live fragment cache, which is keyed for everyone) and is kept out of Django's request
+log (a refused check-in would log its path, token and all, as a warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from tournaments import ratelimit
+from tournaments.models import Player
+from tournaments.pages import registration as pages
+from tournaments.services import registration as services
+from tournaments.services.writing import ServiceError
+from tournaments.tokens import player_for_token
+from tournaments.venue import phone_url
+from tournaments.views.registration import qr_svg
+
+P = "tournaments/private/"
+UNKNOWN = (
+    "This private link is not valid: it was not copied whole, or the organizer has "
+    "replaced it with a new one. Ask the organizer for your new link."
+)
+# Per private link: a player taps check-in once; a script trying its luck gets stopped.
+TOKEN_LIMIT = 20
+TOKEN_WINDOW_S = 60
+
+
+def private(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Find the token's player (or answer 404 with a clear message) and set the headers
+    every answer carrying a token needs."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        player = player_for_token(token)
+        if player is None:
+            response = render(request, P + "unknown.html", {"message": UNKNOWN}, status=404)
+        else:
+            response = view(request, player, token, *args, **kwargs)
+        return private_headers(response)
+
+    return wrapped
+
+
+def private_headers(response: HttpResponse) -> HttpResponse:
+    response["Cache-Control"] = "private, no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    # Django logs every 4xx answer with its path; here the path holds the token.
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
+
+
+def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
+    return {
+        **pages.private_page(player),
+        "token": token,
+        "private_url": phone_url(request, reverse("private_page", args=[token])),
+        "error": None,
+        **extra,
+    }
+
+
+@private
+@require_GET
+def page(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    template = P + ("_card.html" if request.htmx else "page.html")
+    return render(request, template, _context(request, player, token))
+
+
+@private
+@require_GET
+def qr(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    """The QR code of the private link itself, to keep on the phone or photograph."""
+    url = phone_url(request, reverse("private_page", args=[token]))
+    return HttpResponse(qr_svg(url), content_type="image/svg+xml")
+
+
+@private
+@require_POST
+def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    """The player checks in from their own page (before round 1)."""
+    error = None
+    if not ratelimit.hit(
+        f"token:{player.token_hash}", limit=TOKEN_LIMIT, window_s=TOKEN_WINDOW_S
+    ) or not ratelimit.hit(
+        f"private:{ratelimit.client_address(request)}",
+        limit=ratelimit.REGISTER_LIMIT * 6,
+        window_s=ratelimit.REGISTER_WINDOW_S,
+    ):
+        error, status = ratelimit.TOO_MANY, 429
+    else:
+        try:
+            player = services.check_in(player=player)
+        except ServiceError as exc:
+            error, status = str(exc), 422
+    if error is None and not request.htmx:
+        return redirect("private_page", token=token)
+    player.refresh_from_db()
+    context = _context(request, player, token, error=error)
+    template = P + ("_checkin.html" if request.htmx else "page.html")
+    return render(request, template, context, status=200 if error is None else status)

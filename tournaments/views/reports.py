@@ -1,0 +1,259 @@
+"""Players' own reports and self-drop from their private link (issue 14 items 4, 5, 7),
+and the organizer's reset of a report.
+
+Each player action is a POST with CSRF: the plain form goes back to the private page
+(/p/<token>/) with a message; HTMX gets the panel it came from. A refusal names the
+problem: 422 (impossible games, a closed round, a stale page), 429 (too many writes from
+one link or one address), 404 (a link that is not valid). As on the private page itself,
+every answer is `private, no-store`, sends no Referer and is kept out of Django's request
+log, because the token is in the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from tournaments import ratelimit
+from tournaments.models import Match, Player, Tournament
+from tournaments.pages import reports as pages
+from tournaments.parsing import ascii_int
+from tournaments.permissions import manager_required
+from tournaments.services import reports as services
+from tournaments.services.writing import ServiceError
+from tournaments.tokens import player_for_token
+
+P = "tournaments/private/"
+UNKNOWN = (
+    "This private link is not valid: it was not copied whole, or the organizer has "
+    "replaced it with a new one. Ask the organizer for your new link."
+)
+# A player writes a few times a round (report, perhaps a correction, a drop); twenty a
+# minute from one link is far above that and stops a script hammering one match.
+TOKEN_LIMIT = 20
+TOKEN_WINDOW_S = 60
+# Per address: at a venue behind one NAT a thousand players share it, reporting within a
+# few minutes of each other, so the cap only stops one machine flooding the writes.
+ADDRESS_LIMIT = 1200
+ADDRESS_WINDOW_S = 60
+TOO_MANY = "Too many reports from this link or address in a minute: wait a moment, then try again."
+BAD_NUMBER = "Choose the number of games from the lists: {field} is not a number of games."
+MAX_TYPED = 99  # rules.MAX_GAMES: beyond it a number is a typo, refused before the rules
+
+
+def _headers(response: HttpResponse) -> HttpResponse:
+    response["Cache-Control"] = "private, no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    response._has_been_logged = True  # type: ignore[attr-defined]  # the path holds the token
+    return response
+
+
+def private(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The token's player (404 with a clear message when the link is not valid)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        player = player_for_token(token)
+        if player is None:
+            response = render(request, P + "unknown.html", {"message": UNKNOWN}, status=404)
+        else:
+            response = view(request, player, token, *args, **kwargs)
+        return _headers(response)
+
+    return wrapped
+
+
+def _limited(request: HttpRequest, player: Player) -> bool:
+    """Count this write; True when the link or the address is over its limit."""
+    by_token = ratelimit.hit(
+        f"report-token:{player.token_hash}", limit=TOKEN_LIMIT, window_s=TOKEN_WINDOW_S
+    )
+    by_address = ratelimit.hit(
+        f"report-address:{ratelimit.client_address(request)}",
+        limit=ADDRESS_LIMIT,
+        window_s=ADDRESS_WINDOW_S,
+    )
+    return not (by_token and by_address)
+
+
+def _private_url(token: str) -> str:
+    return reverse("private_page", args=[token])
+
+
+def _context(player: Player, token: str, **extra: Any) -> dict[str, Any]:
+    fresh = Player.objects.select_related("tournament").get(pk=player.pk)
+    return {
+        "token": token,
+        "player": fresh,
+        "tournament": fresh.tournament,
+        "report": pages.player_panel(fresh),
+        "drop": pages.drop_panel(fresh),
+        "private_url": _private_url(token),
+        **extra,
+    }
+
+
+def _answer(
+    request: HttpRequest,
+    player: Player,
+    token: str,
+    partial: str,
+    *,
+    notice: str = "",
+    error: str = "",
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
+    """After a player's action: the plain form goes back to the private page (a refusal
+    shows this app's own page with the message); HTMX gets the panel again."""
+    if not request.htmx and not error and status == 200:
+        if notice:
+            messages.success(request, notice)
+        return redirect(_private_url(token))
+    ctx = _context(player, token, notice=notice, error=error, **extra)
+    template = P + (partial if request.htmx else "_report_page.html")
+    return render(request, template, ctx, status=status)
+
+
+def _games(request: HttpRequest, name: str, label: str) -> int:
+    text = request.POST.get(name, "").strip()
+    value = ascii_int(text) if text else 0 if name == "draws" else None
+    if value is None or not 0 <= value <= MAX_TYPED:
+        raise ServiceError(BAD_NUMBER.format(field=label))
+    return value
+
+
+def _match_pk(request: HttpRequest) -> int:
+    pk = ascii_int(request.POST.get("match", ""))
+    if pk is None:
+        raise ServiceError("This form is missing its match: reload your page.")
+    return pk
+
+
+def _seen(request: HttpRequest) -> str:
+    seen = request.POST.get("seen", "")
+    if not seen:
+        raise ServiceError("This form is out of date: reload your page and try again.")
+    return seen[:64]
+
+
+@private
+@require_GET
+def panel(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    """The report panel (it polls itself while waiting for the opponent)."""
+    template = P + ("_report_panel.html" if request.htmx else "_report_page.html")
+    return render(request, template, _context(player, token))
+
+
+@private
+@require_POST
+def report(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    if _limited(request, player):
+        return _answer(request, player, token, "_report_panel.html", error=TOO_MANY, status=429)
+    typed = {k: request.POST.get(k, "")[:4] for k in ("wins_mine", "wins_theirs", "draws")}
+    try:
+        services.report(
+            player=player,
+            match=_match_pk(request),
+            wins_mine=_games(request, "wins_mine", "games you won"),
+            wins_theirs=_games(request, "wins_theirs", "games your opponent won"),
+            draws=_games(request, "draws", "drawn games"),
+            seen=_seen(request),
+        )
+    except ServiceError as exc:
+        return _answer(
+            request, player, token, "_report_panel.html", error=str(exc), status=422, typed=typed
+        )
+    return _answer(request, player, token, "_report_panel.html", notice="Your report is in.")
+
+
+def _reply(action: Callable[..., Any], done: str) -> Callable[..., HttpResponse]:
+    @private
+    @require_POST
+    def view(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+        if _limited(request, player):
+            return _answer(request, player, token, "_report_panel.html", error=TOO_MANY, status=429)
+        try:
+            action(player=player, match=_match_pk(request), seen=_seen(request))
+        except ServiceError as exc:
+            return _answer(request, player, token, "_report_panel.html", error=str(exc), status=422)
+        return _answer(request, player, token, "_report_panel.html", notice=done)
+
+    return view
+
+
+confirm = _reply(services.confirm, "Confirmed: the result is in.")
+confirm.__doc__ = "The opponent confirms the report: the result enters the standings."
+dispute = _reply(services.dispute, "Disputed: the organizer will settle the result.")
+dispute.__doc__ = "The opponent disputes the report: the organizer settles it."
+
+
+@private
+@require_POST
+def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    """Drop after this round: the first POST asks again (confirm=yes drops)."""
+    if request.POST.get("confirm") != "yes":
+        template = P + ("_drop_panel.html" if request.htmx else "_report_page.html")
+        return render(request, template, _context(player, token, asking=True))
+    if _limited(request, player):
+        return _answer(request, player, token, "_drop_panel.html", error=TOO_MANY, status=429)
+    try:
+        services.self_drop(player=player)
+    except ServiceError as exc:
+        return _answer(request, player, token, "_drop_panel.html", error=str(exc), status=422)
+    return _answer(
+        request, player, token, "_drop_panel.html", notice="You have dropped from the event."
+    )
+
+
+# --- The organizer ------------------------------------------------------------------------
+
+
+@manager_required
+@require_GET
+def to_check(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The round's reports to check (disputed, or unanswered too long), with resets."""
+    round_ = tournament.rounds.filter(number=number).first()
+    if round_ is None:
+        raise Http404("No such round in this event")
+    ctx = {"tournament": tournament, "reports": pages.organizer_panel(round_)}
+    # The full page lives under private/ only because this change may not add organizer
+    # pages; the round screen includes manage/_reports.html itself.
+    template = (
+        "tournaments/manage/_reports.html" if request.htmx else P + "_report_organizer_page.html"
+    )
+    return render(request, template, ctx)
+
+
+@manager_required
+@require_POST
+def reset(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
+    """The organizer removes a match's report (the players may report again)."""
+    match = get_object_or_404(
+        Match.objects.select_related("round"), pk=pk, round__tournament=tournament
+    )
+    error = ""
+    try:
+        services.reset_report(match=match, tournament=tournament, by=request.user)
+    except ServiceError as exc:
+        error = str(exc)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, f"Table {match.table}: the report is reset.")
+        return redirect(reverse("manage_round", args=[tournament.slug, match.round.number]))
+    ctx = {
+        "tournament": tournament,
+        "reports": pages.organizer_panel(match.round),
+        "reports_error": error,
+        "reports_notice": "" if error else f"Table {match.table}: the report is reset.",
+    }
+    return render(request, "tournaments/manage/_reports.html", ctx, status=422 if error else 200)
