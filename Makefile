@@ -33,9 +33,10 @@ venue: install
 test: install
 	$(BIN)/python -m pytest
 
-# The same suite against the machine's PostgreSQL server.
+# The same suite against the machine's PostgreSQL server, browser tests aside: they drive
+# the same views through chromium and run in `make test` (keeps CI under ~10 minutes).
 test-postgres: install
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -m "not browser"
 
 lint: install
 	$(BIN)/ruff check .
