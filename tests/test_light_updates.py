@@ -221,3 +221,32 @@ def test_the_bulk_digests_cover_every_player_and_move_only_for_those_a_result_to
     moved = {k for k in before if before[k] != after[k]}
     assert {"player:p4", "player:p7"} <= moved
     assert "player:p6" not in moved  # never met p4 or p7, and kept their place
+
+
+def test_writes_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from tournaments import live
+
+    settings.LIVE_PREWARM = True
+    started, release, runs = threading.Event(), threading.Event(), []
+
+    def slow_warm(tournament_id: int, only: Any = None) -> None:
+        runs.append(tournament_id)
+        started.set()
+        release.wait(5)
+
+    monkeypatch.setattr(live, "warm_now", slow_warm)
+    monkeypatch.setattr(live, "_by_pk", lambda pk: [])
+    live.changed(99)
+    assert started.wait(5)
+    for _ in range(5):  # five more writes while the first warm-up runs
+        live.changed(99)
+    release.set()
+    for _ in range(200):
+        if 99 not in live._warming:
+            break
+        threading.Event().wait(0.01)
+    assert runs == [99, 99] and 99 not in live._warming

@@ -324,18 +324,43 @@ def changed(tournament_id: int) -> None:
     except Exception:  # the record then looks stale: polls fall back to the version
         log.exception("marking tournament %s as changed failed", tournament_id)
 
+    # One warm-up at a time per event in this process: writes that come in while one runs
+    # ask for one more run, which reads the event as it is then and so covers them all.
+    # (A thread per write queued behind the refresh lock: at 10 player reports a second
+    # the backlog of full refreshes took the CPU; bench/bench_reports.py.)
+    with _warming_lock:
+        if tournament_id in _warming:
+            _warming[tournament_id] = True
+            return
+        _warming[tournament_id] = False
+
     def run() -> None:
         try:
-            warm_now(tournament_id)
-        except Exception:  # a cache warm-up must never break anything
-            log.exception("warming live pages of tournament %s failed", tournament_id)
+            while True:
+                try:
+                    warm_now(tournament_id)
+                except Exception:  # a cache warm-up must never break anything
+                    log.exception("warming live pages of tournament %s failed", tournament_id)
+                with _warming_lock:
+                    if not _warming.get(tournament_id):
+                        _warming.pop(tournament_id, None)
+                        return
+                    _warming[tournament_id] = False
         finally:
+            with _warming_lock:
+                _warming.pop(tournament_id, None)
             connection.close()
 
     try:
         threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
     except Exception:  # pragma: no cover - out of threads: the pages render on demand
+        with _warming_lock:
+            _warming.pop(tournament_id, None)
         log.exception("could not start warming tournament %s", tournament_id)
+
+
+_warming: dict[int, bool] = {}  # event pk -> another run asked for while one runs
+_warming_lock = threading.Lock()
 
 
 def _by_pk(tournament_id: int) -> list[Tournament]:
