@@ -506,3 +506,29 @@ def test_a_page_of_a_long_log_costs_a_fixed_number_of_queries(
         response = oc.get(url(swiss, "?round=4&player=ana"))
     assert response.status_code == 200
     assert "Entries 1–200 of 333" in response.content.decode()
+
+
+def test_players_reports_are_found_by_round_and_by_either_player(
+    client: Any, django_user_model: Any
+) -> None:
+    from tournaments.models import Match, MatchKind
+    from tournaments.services import reports
+
+    owner = django_user_model.objects.create_user("reports-owner")
+    client.force_login(owner)
+    t = services.create_tournament(name="Self Reported", owner=owner, seed=4)
+    services.register_players(
+        tournament=t, names=["Ana Lopez", "Ben Ortiz", "Cleo Park", "Dev Rao"]
+    )
+    services.pair_next_round(tournament=t)
+    m = Match.objects.filter(round__tournament=t, kind=MatchKind.PLAYED).order_by("table")[0]
+    a, b = (s.player for s in m.seats.order_by("position"))
+    reports.report(player=a, match=m, wins_mine=2, wins_theirs=1)
+    reports.confirm(player=b, match=m)
+    by_round = client.get(f"/t/{t.slug}/manage/audit/?round=1").content.decode()
+    assert f"{a.name} reported 2-1" in by_round and f"confirmed by {b.name}" in by_round
+    for who in (a, b):
+        page = client.get(f"/t/{t.slug}/manage/audit/?player={who.pk}").content.decode()
+        assert f"{a.name} reported 2-1" in page, who.name
+    other = client.get(f"/t/{t.slug}/manage/audit/?round=2").content.decode()
+    assert "reported 2-1" not in other

@@ -563,6 +563,7 @@ def round_filter(number: int) -> Q:
         | Q(action=AuditAction.UNDO, before__round=number)
         | Q(action=AuditAction.DROP, after__dropped_after_round=number)
         | Q(action=AuditAction.READMIT, before__dropped_after_round=number)
+        | Q(action=AuditAction.REPORT, after__round=number)
     )
 
 
@@ -650,6 +651,9 @@ def player_filter(t: Tournament, text: str) -> tuple[Q, list[Person]]:
         for side in ("before", "after"):
             q |= Q(action=AuditAction.GAME, **{f"{side}__places__has_key": person.ext})
         q |= Q(action=AuditAction.GAME, after__absent__icontains=f'"{person.ext}"')
+        # Players' reports name the reporter and whoever confirmed or disputed.
+        q |= Q(action=AuditAction.REPORT, after__reporter_id=person.ext)
+        q |= Q(action=AuditAction.REPORT, after__by_id=person.ext)
     few = t.audit.filter(action__in=FEW_PER_EVENT).order_by("-at", "-id")
     found = [
         pk
