@@ -7,6 +7,8 @@ POSTs that redirect back to the review; with HTMX they answer the review's panel
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -35,7 +37,20 @@ def _seen(request: HttpRequest) -> str | None:
     return seen or None
 
 
-def _answer(request: HttpRequest, t: Tournament, *, error: str | None, done: str) -> HttpResponse:
+def _decide(
+    request: HttpRequest,
+    t: Tournament,
+    choose: Callable[..., object],
+    done: str,
+) -> HttpResponse:
+    """Run one of the two choices (a service) and answer with the review: its panel for
+    HTMX (422 with the message when refused), else a redirect back or the refused page."""
+    error = None
+    try:
+        choose(tournament=t, seen=_seen(request), by=request.user)
+    except ServiceError as exc:
+        error = str(exc)
+    t.refresh_from_db()
     if request.htmx:
         context = cut_review(t, cut_error=error, cut_done=None if error else done)
         return render(request, T + "_cut_check.html", context, status=422 if error else 200)
@@ -48,24 +63,12 @@ def _answer(request: HttpRequest, t: Tournament, *, error: str | None, done: str
 @require_POST
 @manager_required
 def reseed(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    error = None
-    try:
-        services.reseed_top_cut(tournament=tournament, seen=_seen(request), by=request.user)
-    except ServiceError as exc:
-        error = str(exc)
-    tournament.refresh_from_db()
     done = "The top cut is re-seeded from the current standings."
-    return _answer(request, tournament, error=error, done=done)
+    return _decide(request, tournament, services.reseed_top_cut, done)
 
 
 @require_POST
 @manager_required
 def keep(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    error = None
-    try:
-        services.keep_top_cut(tournament=tournament, seen=_seen(request), by=request.user)
-    except ServiceError as exc:
-        error = str(exc)
-    tournament.refresh_from_db()
     done = "The top cut stays as seeded; the public bracket says so."
-    return _answer(request, tournament, error=error, done=done)
+    return _decide(request, tournament, services.keep_top_cut, done)
