@@ -6,16 +6,19 @@ Redis as the cache (127.0.0.1:6379 db 15). Two gunicorn pools, as README's "Behi
 cache" runs them: one for the phones, one for the organizer's /manage/ screens, so the
 organizer is never queued behind the phones.
 
-Each simulated phone belongs to a player and has two pages open, polling each as htmx
-does (every 3 s, If-None-Match, gzip accepted, a kept-alive connection; a poll whose
-previous answer has not come back yet is skipped, as htmx drops it): the player's own
-page and the standings around them (?me=). Phones come online over WARMUP seconds (their
-first full page loads, not measured), then the measured window runs. An organizer client
+Each simulated phone belongs to a player and has two pages open, each following the
+event as static/js/live.js does: the page's event stream (tournaments/stream.py) and a
+conditional refresh of its live section (If-None-Match, gzip accepted, a kept-alive
+connection) when the stream opens, when it names a change, and every 2 minutes anyway:
+the player's own page and the standings around them (?me=). The phones' pool is ASGI
+(uvicorn workers), where an idle stream costs no thread. Phones come online over WARMUP
+seconds (their first full page loads, not measured), then the measured window runs.
+Bytes per phone count the refreshes and the streams (events and keep-alives). An organizer client
 logged in over HTTP posts a result every 2 s; the time until the two players' phones show
 it is measured from the click.
 
-Prints the calibration figure, requests offered vs completed per second, errors, phone
-p50/p95/p99 and server-side p95, % 304, bytes per phone per minute, the organizer's POST
+Prints the calibration figure, refreshes offered vs completed per second, errors (failed
+refreshes and broken streams), phone p50/p95/p99 and server-side p95, % 304, bytes per phone per minute, the organizer's POST
 p95 against 1x calibration and the click-to-phone time, each target with OK/MISSED.
 
 Run: .venv/bin/python bench/bench_phones.py [--phones 2000] [--seconds 60]
@@ -44,7 +47,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 DATABASE = "swiss_bench_phones"
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
-POLL_SECONDS = 3.0
+SAFETY_S = 120.0  # static/js/live.js SAFETY_MS
+RETRY_S = 3.0  # tournaments/stream.py RETRY_MS
 RESULT_EVERY = 2.0
 WARMUP = 20.0
 ROUND = 10
@@ -52,6 +56,7 @@ TARGET_P95_MS = 200.0
 TARGET_KB_PER_MINUTE = 60.0
 TARGET_SEEN_S = 5.0
 RESULT_RE = re.compile(rb'<tr data-round="(\d+)">.*?data-result="([^"]*)"', re.S)
+LIVE_RE = re.compile(rb'data-live="([^"]+)"')
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -80,6 +85,7 @@ class Stats:
     post_errors: list[str] = field(default_factory=list)
     clicks: dict[str, float] = field(default_factory=dict)  # player id -> click time
     seen_s: list[float] = field(default_factory=list)
+    stream_bytes: int = 0
 
 
 def response_bytes(response: Any, body: bytes) -> int:
@@ -93,61 +99,128 @@ def shows_result(body: bytes, encoding: str) -> bool:
     return any(int(number) == ROUND and result for number, result in RESULT_RE.findall(html))
 
 
-async def poll(
-    session: Any, base: str, path: str, pid: str, own_page: bool, measure_from: float,
-    until: float, stats: Stats, rng: random.Random,
+async def fetch(
+    session: Any, base: str, path: str, state: dict[str, Any], pid: str, own_page: bool,
+    measure_from: float, stats: Stats,
 ) -> None:  # fmt: skip
-    """One open page: its full load, then an HTMX poll every 3 s, as htmx does."""
-    etag = ""
+    """One htmx refresh of a live section: the fragment, conditional on its ETag."""
+    headers = {"HX-Request": "true", "Accept-Encoding": "gzip"}
+    if state["etag"]:
+        headers["If-None-Match"] = state["etag"]
+    sent = time.monotonic()
+    measured = sent >= measure_from
+    if measured:
+        stats.offered += 1
+    try:
+        async with session.get(base + path, headers=headers) as r:
+            body = await r.read()
+            done = time.monotonic()
+            if r.status not in (200, 304):
+                raise RuntimeError(f"HTTP {r.status}")
+            state["etag"] = r.headers.get("ETag", state["etag"])
+            encoding = r.headers.get("Content-Encoding", "")
+            if (
+                own_page
+                and r.status == 200
+                and pid in stats.clicks
+                and shows_result(body, encoding)
+            ):
+                stats.seen_s.append(done - stats.clicks.pop(pid))
+            if measured:
+                stats.completed += 1
+                stats.latency.append((done - sent) * 1000)
+                stats.status.append(r.status)
+                stats.bytes += response_bytes(r, body)
+    except Exception as exc:
+        if measured:
+            stats.errors.append(f"{path}: {exc!r}")
+
+
+async def follow(
+    session: Any, base: str, path: str, events: str, pid: str, own_page: bool,
+    measure_from: float, until: float, stats: Stats, rng: random.Random,
+) -> None:  # fmt: skip
+    """One open page as live.js runs it: its full load, then its event stream; a refresh
+    of the section when the stream opens and whenever it names a change, at most one in
+    flight (a change told meanwhile queues one more, as htmx does), one every SAFETY_S
+    regardless. A stream that fails counts as an error and reconnects after RETRY_S."""
+    state: dict[str, Any] = {"etag": "", "busy": False, "again": False, "last": 0.0}
     start_at = measure_from - WARMUP + rng.random() * WARMUP
     await asyncio.sleep(max(0.0, start_at - time.monotonic()))
     try:
         async with session.get(base + path, headers={"Accept-Encoding": "gzip"}) as r:
-            await r.read()
-            etag = r.headers.get("ETag", "")
+            body = await r.read()
+            state["etag"] = r.headers.get("ETag", "")
+            html = gzip.decompress(body) if r.headers.get("Content-Encoding") == "gzip" else body
+            named = LIVE_RE.search(html)
+            if named:  # the stream the page names (with the version it shows)
+                events = named[1].decode().replace("&amp;", "&")
     except Exception as exc:
         stats.errors.append(f"full {path}: {exc!r}")
-    tick = start_at
-    while True:
-        tick += POLL_SECONDS
-        if tick > until:
+    # live.js: refresh on opening unless the page named its version, and on reconnecting.
+    opening = {"refresh": "at=" not in events}
+
+    async def refresh() -> None:
+        if state["busy"]:
+            state["again"] = True
             return
-        now = time.monotonic()
-        if tick < now:
-            if tick >= measure_from:
-                stats.offered += 1  # htmx drops a poll while the last is in flight
-            continue
-        await asyncio.sleep(tick - now)
-        measured = tick >= measure_from
-        headers = {"HX-Request": "true", "Accept-Encoding": "gzip"}
-        if etag:
-            headers["If-None-Match"] = etag
-        sent = time.monotonic()
+        state["busy"] = True
         try:
-            async with session.get(base + path, headers=headers) as r:
-                body = await r.read()
-                done = time.monotonic()
-                if r.status not in (200, 304):
-                    raise RuntimeError(f"HTTP {r.status}")
-                etag = r.headers.get("ETag", etag)
-                encoding = r.headers.get("Content-Encoding", "")
-                if (
-                    own_page
-                    and r.status == 200
-                    and pid in stats.clicks
-                    and shows_result(body, encoding)
-                ):
-                    stats.seen_s.append(done - stats.clicks.pop(pid))
-                if measured:
-                    stats.offered += 1
-                    stats.completed += 1
-                    stats.latency.append((done - sent) * 1000)
-                    stats.status.append(r.status)
-                    stats.bytes += response_bytes(r, body)
-        except Exception as exc:
-            if measured:
-                stats.offered += 1
-                stats.errors.append(f"{path}: {exc!r}")
+            while True:
+                state["again"] = False
+                state["last"] = time.monotonic()
+                await fetch(session, base, path, state, pid, own_page, measure_from, stats)
+                if not state["again"]:
+                    return
+        finally:
+            state["busy"] = False
+
+    tasks: set[asyncio.Task[None]] = set()
+
+    def later() -> None:
+        task = asyncio.ensure_future(refresh())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async def stream() -> None:
+        while time.monotonic() < until:
+            try:
+                async with session.get(base + events, timeout=aiohttp_timeout()) as r:
+                    if r.status != 200:
+                        raise RuntimeError(f"HTTP {r.status}")
+                    if opening["refresh"]:
+                        later()
+                    opening["refresh"] = True
+                    event = ""
+                    async for raw in r.content:
+                        if time.monotonic() >= measure_from:
+                            stats.stream_bytes += len(raw)
+                        line = raw.decode().rstrip("\n")
+                        if line.startswith("event:"):
+                            event = line[6:].strip()
+                        elif not line and event:
+                            later()
+                            event = ""
+                        if time.monotonic() >= until:
+                            return
+            except Exception as exc:
+                if time.monotonic() >= measure_from:
+                    stats.errors.append(f"stream {events}: {exc!r}")
+                await asyncio.sleep(RETRY_S)
+
+    streaming = asyncio.ensure_future(stream())
+    while time.monotonic() < until:
+        await asyncio.sleep(1.0)
+        if time.monotonic() - state["last"] >= SAFETY_S:
+            later()
+    streaming.cancel()
+    await asyncio.gather(streaming, *tasks, return_exceptions=True)
+
+
+def aiohttp_timeout() -> Any:
+    import aiohttp
+
+    return aiohttp.ClientTimeout(total=None, sock_read=60)
 
 
 async def organizer(
@@ -210,10 +283,12 @@ async def load(
         tasks = []
         for i in range(phones):
             pid = players[i % len(players)]
-            for path, own in ((f"/t/{slug}/players/{pid}/", True),
-                              (f"/t/{slug}/standings/?me={pid}", False)):  # fmt: skip
-                tasks.append(poll(session, base, path, pid, own, measure_from, until, stats,
-                                  random.Random(rng.random())))  # fmt: skip
+            for path, events, own in (
+                (f"/t/{slug}/players/{pid}/", f"/t/{slug}/live/?player={pid}", True),
+                (f"/t/{slug}/standings/?me={pid}", f"/t/{slug}/live/?near={pid}", False),
+            ):
+                tasks.append(follow(session, base, path, events, pid, own, measure_from,
+                                    until, stats, random.Random(rng.random())))  # fmt: skip
         tasks.append(
             organizer(
                 f"http://127.0.0.1:{organizer_port}",
@@ -229,16 +304,26 @@ async def load(
     return measure_from
 
 
-def gunicorn(port: int, workers: int, threads: int, log: Path, nice: int = 0) -> subprocess.Popen:
+def gunicorn(
+    port: int, workers: int, threads: int, log: Path, *, asgi: bool = False
+) -> subprocess.Popen:
+    """A gunicorn pool: the phones' is ASGI (uvicorn workers: thousands of idle event
+    streams), the organizer's WSGI with threads, as README's "Behind a cache" runs them."""
+    if asgi:
+        app, worker = (
+            "tournaments.asgi:application",
+            ["--worker-class", "uvicorn_worker.UvicornWorker"],
+        )
+    else:
+        app, worker = "tournaments.wsgi:application", ["--worker-class", "gthread",
+                                                        "--threads", str(threads)]  # fmt: skip
     command = [
-        sys.executable, "-m", "gunicorn", "tournaments.wsgi:application",
+        sys.executable, "-m", "gunicorn", app, *worker,
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-        "--worker-class", "gthread", "--threads", str(threads),
-        "--worker-connections", "4000", "--keep-alive", "30", "--graceful-timeout", "3", "--backlog", "4096",
+        "--worker-connections", "6000", "--keep-alive", "30", "--graceful-timeout", "3",
+        "--backlog", "4096",
         "--access-logfile", str(log), "--access-logformat", "%(U)s %(s)s %(D)s",
     ]  # fmt: skip
-    if nice:
-        command = ["nice", "-n", str(nice), *command]
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ})  # fmt: skip
 
@@ -279,7 +364,7 @@ def main() -> None:
         DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
         SECURE_SSL_REDIRECT="0", SECURE_COOKIES="0", BEHIND_PROXY="0",
         DJANGO_SETTINGS_MODULE="tournaments.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}", DATABASE_POOL="8",
         REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
         LIVE_PREWARM="1",
     )  # fmt: skip
@@ -326,7 +411,7 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp())
     phones_port, organizer_port = free_port(), free_port()
     servers = [
-        gunicorn(phones_port, args.workers, args.threads, logs / "phones.log"),
+        gunicorn(phones_port, args.workers, args.threads, logs / "phones.log", asgi=True),
         gunicorn(organizer_port, 1, 4, logs / "organizer.log"),
     ]
     stats = Stats()
@@ -359,7 +444,9 @@ def report(
     lat, seconds = stats.latency, args.seconds
     errors = len(stats.errors)
     not_modified = sum(1 for s in stats.status if s == 304) / max(1, len(stats.status))
-    per_phone_minute = stats.bytes / max(1, args.phones) / (seconds / 60) / 1024
+    per_phone_minute = (
+        (stats.bytes + stats.stream_bytes) / max(1, args.phones) / (seconds / 60) / 1024
+    )
     served = [
         int(line.split()[-1]) / 1000
         for line in (logs / "phones.log").read_text().splitlines()

@@ -82,6 +82,24 @@ def small_doc() -> dict[str, Any]:
     }
 
 
+@pytest.fixture
+def playing_event(small_doc: dict[str, Any], db: Any) -> Any:
+    """small_doc with round 3 in progress: table 1 reported, tables 2 and 3 still open."""
+    import copy
+
+    from tournaments.services import import_document
+
+    doc = copy.deepcopy(small_doc)
+    doc["rounds"].append(
+        {"number": 3, "matches": [
+            {"table": 1, "players": ["p1", "p3"], "wins": [2, 0], "draws": 0},
+            {"table": 2, "players": ["p4", "p7"]},
+            {"table": 3, "players": ["p5", "p6"]},
+        ]}
+    )  # fmt: skip
+    return import_document(doc)
+
+
 @pytest.fixture(autouse=True)
 def _empty_caches() -> Any:
     """Rendered fragments are cached per tournament version; each test starts afresh."""

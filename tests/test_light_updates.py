@@ -93,7 +93,7 @@ def test_a_poll_right_after_a_write_trusts_the_record_only_while_a_refresh_is_on
     assert _poll(client, url, first["ETag"]).status_code == 304  # pending: at most one poll late
     from django.core.cache import cache
 
-    cache.delete(f"{live._record_base(event)}:pending")
+    cache.delete(f"{live.record_base(event)}:pending")
     assert _poll(client, url, first["ETag"]).status_code == 200  # nobody coming: the version
 
 

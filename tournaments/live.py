@@ -145,16 +145,22 @@ def fragment_etag(
 # --- per-player pages: the version at which each last changed ------------------------
 
 
-def _record_base(t: Tournament) -> str:
+def record_base(t: Tournament) -> str:
+    """The prefix of the event's live record in the cache (and of its streams' marks)."""
     return f"live:{t.pk}:{t.created_at.timestamp()}"
+
+
+def page_version_key(base: str, page: str, subject: str) -> str:
+    """Where `refresh` records the version at which a player's page last changed."""
+    return f"{base}:pv:{page}:{quote(subject, safe='')}"
 
 
 def subject_version(t: Tournament, page: str, subject: str) -> int:
     """The version at which `page` ("player" or "near") of player `subject` last changed,
     or the tournament's version when the record cannot say (see the module docstring)."""
-    base = _record_base(t)
+    base = record_base(t)
     seen_key, pending_key = f"{base}:seen", f"{base}:pending"
-    page_key = f"{base}:pv:{page}:{quote(subject, safe='')}"
+    page_key = page_version_key(base, page, subject)
     got = cache.get_many([seen_key, pending_key, page_key])
     seen, recorded = got.get(seen_key), got.get(page_key)
     if seen is None or recorded is None:
@@ -257,7 +263,7 @@ def refresh(tournament_id: int) -> None:
     t = Tournament.objects.filter(pk=tournament_id).first()
     if t is None:
         return
-    base = _record_base(t)
+    base = record_base(t)
     lock_key = f"{base}:refreshing"
     deadline = time.monotonic() + REFRESH_WAIT_SECONDS
     while not cache.add(lock_key, 1, timeout=30):
@@ -276,17 +282,13 @@ def refresh(tournament_id: int) -> None:
         moved = [key for key, value in now.items() if before.get(key) != value]
         if moved:
             cache.set_many(
-                {f"{base}:pv:{_page_key(key)}": t.version for key in moved}, RECORD_SECONDS
+                {page_version_key(base, *key.split(":", 1)): t.version for key in moved},
+                RECORD_SECONDS,
             )
         cache.set(f"{base}:digests", now, RECORD_SECONDS)
         cache.set(f"{base}:seen", t.version, RECORD_SECONDS)
     finally:
         cache.delete(lock_key)
-
-
-def _page_key(key: str) -> str:
-    page, _, subject = key.partition(":")
-    return f"{page}:{quote(subject, safe='')}"
 
 
 def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
@@ -315,14 +317,17 @@ def changed(tournament_id: int) -> None:
     """A write to the tournament committed: refresh the record and warm the new version's
     fragments in the background, before the phones ask. Never raises: the write is saved
     whatever happens here, and a cold cache only costs the first phone a render."""
-    if not settings.LIVE_PREWARM:
-        return
     try:
-        # Said before the refresh starts, so that polls meanwhile trust the record.
-        pending = {f"{_record_base(t)}:pending": 1 for t in _by_pk(tournament_id)}
-        cache.set_many(pending, PENDING_SECONDS)
+        bases = [record_base(t) for t in _by_pk(tournament_id)]
+        # Open pages' streams (`Hub`) learn of the write from this mark.
+        cache.set_many({f"{base}:bumped": time.time() for base in bases}, RECORD_SECONDS)
+        if settings.LIVE_PREWARM:
+            # Said before the refresh starts, so that polls meanwhile trust the record.
+            cache.set_many({f"{base}:pending": 1 for base in bases}, PENDING_SECONDS)
     except Exception:  # the record then looks stale: polls fall back to the version
         log.exception("marking tournament %s as changed failed", tournament_id)
+    if not settings.LIVE_PREWARM:
+        return
 
     # One warm-up at a time per event in this process: writes that come in while one runs
     # ask for one more run, which reads the event as it is then and so covers them all.

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.middleware.gzip import GZipMiddleware
 from django.template.loader import render_to_string
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,16 @@ class SecurityHeaders:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
+
+
+class Compress(GZipMiddleware):
+    """Django's gzip for every text response but event streams: gzip holds what it is
+    given until its buffer fills, which would keep a live page's events from it."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if response.get("Content-Type", "").startswith("text/event-stream"):
+            return response
+        return super().process_response(request, response)
 
 
 class PublicCache:

@@ -25,6 +25,15 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
 
 
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number")
+    return int(raw)
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -86,7 +95,7 @@ MIDDLEWARE = [
     # them is safe enough because Django masks the CSRF token afresh in every response and
     # GZipMiddleware pads each response by a random length (its BREACH mitigation). The
     # session id travels only in the cookie, never in a body.
-    "django.middleware.gzip.GZipMiddleware",
+    "tournaments.middleware.Compress",
     # Outside the sessions: drops their Vary: Cookie from anonymous public pages.
     "tournaments.middleware.PublicCache",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -135,12 +144,27 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     _database["CONN_MAX_AGE"] = 0
+# PostgreSQL connections pooled per process (psycopg_pool), at most this many: under ASGI
+# (the phones' pool) each request runs in a thread of its own, which would otherwise open
+# a connection of its own. 0: one kept connection per thread (CONN_MAX_AGE), for WSGI.
+DATABASE_POOL = env_int("DATABASE_POOL", 0)
+if DATABASE_POOL and _database["ENGINE"] == "django.db.backends.postgresql":
+    _database["CONN_MAX_AGE"] = 0  # Django's pool requires it: the pool keeps them
+    _database.setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL,
+        "timeout": 10,
+    }
 DATABASES = {"default": _database}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Render the busiest live fragments in the background after each write (tournaments/live.py).
 LIVE_PREWARM = env_bool("LIVE_PREWARM", not DEBUG)
+# Live pages' event streams (tournaments/stream.py) under a WSGI server hold a thread each:
+# right for the development server, wrong for gunicorn's few threads, where pages poll.
+# Under ASGI (production: gunicorn's uvicorn worker) streams are asynchronous and always on.
+LIVE_STREAM_THREADS = env_bool("LIVE_STREAM_THREADS", DEBUG)
 
 # Rendered live fragments and login-failure counters. Per process by default; with
 # REDIS_URL (production, several gunicorn workers) one render per change serves them all.

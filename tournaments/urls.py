@@ -24,6 +24,7 @@ urlpatterns = [
     path("t/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("t/<slug:slug>/projector/", public.projector, name="projector"),
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),
+    path("t/<slug:slug>/live/", public.live_events, name="live_events"),
     # Players taking part (issue 14): registration, private links, their own reports.
     path("", include("tournaments.urls_registration")),
     path("", include("tournaments.urls_reports")),

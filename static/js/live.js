@@ -65,8 +65,45 @@
     } catch (e) { /* storage refused (private mode): the plain link stays */ }
   }
 
+  // Live sections refetch (hx-trigger="live", with their ETag) when the server says what
+  // they show changed: one event stream per page (data-live, tournaments/stream.py), not a
+  // poll every few seconds. While the stream is down (a server that does not stream, a
+  // proxy that cuts it) the page polls every data-poll seconds instead, and once every
+  // SAFETY_MS in any case, should a change ever go untold.
+  var SAFETY_MS = 120000;
+  function follow() {
+    var first = document.querySelector("[data-live]");
+    if (!first || !window.htmx) return;
+    var pollMs = (parseFloat(first.dataset.poll) || 3) * 1000;
+    var open = false, last = Date.now();
+    function refresh() {
+      last = Date.now();
+      document.querySelectorAll("[data-live]").forEach(function (el) { htmx.trigger(el, "live"); });
+    }
+    if (window.EventSource) {
+      var source = new EventSource(first.dataset.live);
+      // On a reconnection: whatever changed while the stream was down. A page that named
+      // its version (?at=) is told by the stream itself if it moved before it opened.
+      var opened = false, named = /[?&]at=/.test(first.dataset.live);
+      source.onopen = function () {
+        open = true;
+        if (opened || !named) refresh();
+        opened = true;
+      };
+      source.onerror = function () { open = false; };
+      ["player", "near", "shared"].forEach(function (name) {
+        source.addEventListener(name, refresh);
+      });
+    }
+    setInterval(function () {
+      var since = Date.now() - last;
+      if ((!open && since >= pollMs) || since >= SAFETY_MS) refresh();
+    }, 1000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     rememberMe();
+    follow();
     var input = document.getElementById("find");
     if (input) input.addEventListener("input", applyFilter);
     applyFilter();

@@ -17,14 +17,22 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
 
-from tournaments import live
+from tournaments import live, stream
 from tournaments.models import Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
@@ -104,9 +112,13 @@ def _page(
     query = request.GET.urlencode()
     subject = page_subject(request)
     version: int | None = None
+    if tracked is not None:
+        version = live.subject_version(t, *tracked)
+        # The fragment names the version it shows to its event stream (?at=), which then
+        # tells it at once if it moved before the stream opened.
+        build = _with(build, live_at=version)
     if request.htmx:
         if tracked is not None:
-            version = live.subject_version(t, *tracked)
             tag = f"{t.created_at.timestamp():.0f}.{version}-{tracked[0]}"
         elif by_version:
             tag = f"{t.created_at.timestamp():.0f}.{t.version}"
@@ -125,8 +137,6 @@ def _page(
             patch_vary_headers(response, ["Accept-Encoding"])
         response["ETag"] = etag
         return response
-    if tracked is not None:
-        version = live.subject_version(t, *tracked)
     html = live.fragment(t, partial, query, subject, build, version)
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
     response = render(request, template, context)
@@ -137,6 +147,10 @@ def _page(
         return _not_modified(etag)
     response["ETag"] = etag
     return response
+
+
+def _with(build: Callable[[], dict[str, Any]], **extra: Any) -> Callable[[], dict[str, Any]]:
+    return lambda: {**build(), **extra}
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -244,6 +258,28 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
         request, t, "tournaments/projector.html", "tournaments/_projector.html",
         lambda: projector_screen(t), by_version=True,
     )  # fmt: skip
+
+
+def live_events(request: HttpRequest, slug: str) -> HttpResponse:
+    """A live page's event stream (tournaments.stream): ?player=<id> for a player's page,
+    ?near=<id> for the standings around them, nothing for a shared page."""
+    t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
+    if t is None:
+        raise Http404("No such tournament")
+    base = live.record_base(t)
+    pages = stream.tracked_pages(request.GET.dict())
+    at = request.GET.get("at", "")[:20]
+    body: Any
+    if isinstance(request, ASGIRequest):
+        body = stream.aevents(base, pages, at, seconds=stream.STREAM_SECONDS)
+    elif settings.LIVE_STREAM_THREADS:
+        body = stream.events(base, pages, at, seconds=stream.STREAM_SECONDS)
+    else:
+        return HttpResponse(status=204)  # EventSource stops; live.js polls instead
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    return response
 
 
 def _csv_response(body: str, filename: str) -> HttpResponse:

@@ -1,0 +1,254 @@
+"""Live pages' event streams (tournaments/stream.py): who is told what, and when."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from tournaments import live, stream
+from tournaments.models import Match, Player, Tournament
+from tournaments.services import results
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
+    """A hub of its own whose thread never ticks: each test ticks it by hand."""
+    h = stream.Hub()
+    monkeypatch.setattr(h, "_run", lambda: None)
+    monkeypatch.setattr(stream, "hub", h)
+    return h
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.told: list[list[str]] = []
+
+    def __call__(self, pages: list[str]) -> None:
+        self.told.append(pages)
+
+    def take(self) -> list[list[str]]:
+        told, self.told = self.told, []
+        return told
+
+
+def seated(t: Tournament) -> tuple[Match, list[Player]]:
+    match = (
+        Match.objects.filter(round__tournament=t, kind="played", reported=False)
+        .order_by("round__number", "table")
+        .last()
+    )
+    assert match is not None
+    return match, [s.player for s in match.seats.select_related("player").order_by("position")]
+
+
+def enter(t: Tournament, match: Match) -> None:
+    results.record_result(match=match, wins=(2, 1))
+
+
+def test_a_result_tells_the_two_players_pages_and_not_a_far_away_players(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    live.refresh(t.pk)
+    match, (a, b) = seated(t)
+    far = Player.objects.get(tournament=t, external_id="p1")  # the leader, far from a and b
+    assert not _met(far, a) and not _met(far, b)
+    base = live.record_base(t)
+    inboxes = {who.external_id: Inbox() for who in (a, b, far)}
+    for pid, inbox in inboxes.items():
+        hub.subscribe(base, (("player", pid),), inbox)
+    hub.tick(now=0)  # each stream's starting point
+    assert all(inbox.take() == [] for inbox in inboxes.values())
+
+    enter(t, match)
+    live.refresh(t.pk)
+    hub.tick(now=1)
+
+    assert inboxes[a.external_id].take() == [["player"]]
+    assert inboxes[b.external_id].take() == [["player"]]
+    assert inboxes[far.external_id].take() == []
+
+
+def _met(p: Player, q: Player) -> bool:
+    return Match.objects.filter(seats__player=p).filter(seats__player=q).exists()
+
+
+def test_standings_around_a_player_are_told_at_most_once_in_a_while(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    live.refresh(t.pk)
+    match, (a, _b) = seated(t)
+    inbox = Inbox()
+    hub.subscribe(live.record_base(t), (("near", a.external_id),), inbox)
+    hub.tick(now=0)
+    enter(t, match)
+    live.refresh(t.pk)
+    hub.tick(now=1)
+    assert inbox.take() == [["near"]]
+
+    other = (
+        Match.objects.filter(round__tournament=t, kind="played", reported=False)
+        .exclude(pk=match.pk)
+        .first()
+    )
+    assert other is not None
+    enter(t, other)
+    live.refresh(t.pk)
+    hub.tick(now=2)
+    assert inbox.take() == []  # told a second ago: this waits
+    hub.tick(now=1 + stream.NEAR_EVERY_SECONDS)
+    told = inbox.take()
+    assert told in ([["near"]], [])  # told once more if the rows around a moved, never twice
+
+
+def test_shared_pages_are_told_after_a_write_and_not_more_often_than_every_few_seconds(
+    hub: stream.Hub, playing_event: Tournament
+) -> None:
+    t = playing_event
+    inbox = Inbox()
+    hub.subscribe(live.record_base(t), (), inbox)
+    hub.tick(now=100)
+    assert inbox.take() == []  # nothing written yet
+
+    live.changed(t.pk)
+    hub.tick(now=101)
+    assert inbox.take() == [["shared"]]
+    live.changed(t.pk)
+    hub.tick(now=102)
+    assert inbox.take() == []
+    hub.tick(now=101 + stream.SHARED_EVERY_SECONDS)
+    assert inbox.take() == [["shared"]]
+
+
+def test_without_a_record_every_open_page_is_told_after_a_write(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = False
+    t = playing_event
+    a = Player.objects.filter(tournament=t).first()
+    assert a is not None
+    inbox = Inbox()
+    hub.subscribe(live.record_base(t), (("player", a.external_id),), inbox)
+    hub.tick(now=0)
+    live.changed(t.pk)
+    hub.tick(now=1)
+    assert inbox.take() == [["player"]]
+
+
+def test_a_closed_stream_is_told_nothing_more(hub: stream.Hub, playing_event: Tournament) -> None:
+    inbox = Inbox()
+    token = hub.subscribe(live.record_base(playing_event), (), inbox)
+    hub.unsubscribe(token)
+    live.changed(playing_event.pk)
+    hub.tick(now=50)
+    assert inbox.take() == [] and hub.count() == 0
+
+
+def test_the_stream_opens_with_a_retry_delay_and_carries_what_the_hub_tells_it(
+    hub: stream.Hub, playing_event: Tournament, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream, "STREAM_SECONDS", 2.0)
+    monkeypatch.setattr(stream, "KEEPALIVE_SECONDS", 0.5)
+    t = playing_event
+    a = Player.objects.filter(tournament=t).first()
+    assert a is not None
+    response = Client().get(f"/t/{t.slug}/live/?player={a.external_id}")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["Cache-Control"] == "no-store"
+    assert "Content-Encoding" not in response  # gzip would hold events back
+    chunks = iter(response.streaming_content)
+    assert next(chunks).decode().startswith("retry: 3000\n")
+    assert hub.count() == 1
+    hub.tick(now=0)
+    live.changed(t.pk)
+    ticker = threading.Timer(0.1, lambda: hub.tick(now=1))
+    ticker.start()
+    got = b"".join(chunks).decode()
+    ticker.join()
+    assert "event: player\ndata: player\n\n" in got
+    assert ": keepalive" in got
+    assert hub.count() == 0  # the stream ended: unsubscribed
+
+
+def test_the_stream_of_an_unknown_event_is_not_found(client: Client) -> None:
+    assert client.get("/t/no-such-event/live/").status_code == 404
+
+
+def test_a_wsgi_server_without_stream_threads_answers_no_content_and_pages_poll(
+    playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_STREAM_THREADS = False
+    response = Client().get(f"/t/{playing_event.slug}/live/")
+    assert response.status_code == 204
+
+
+def test_live_sections_name_their_stream_and_their_poll_fallback(
+    playing_event: Tournament,
+) -> None:
+    t = playing_event
+    a = Player.objects.filter(tournament=t).first()
+    assert a is not None
+    pages = {
+        f"/t/{t.slug}/players/{a.external_id}/": f"/t/{t.slug}/live/?player={a.external_id}",
+        f"/t/{t.slug}/standings/?me={a.external_id}": f"/t/{t.slug}/live/?near={a.external_id}",
+        f"/t/{t.slug}/standings/": f"/t/{t.slug}/live/",
+        f"/t/{t.slug}/pairings/": f"/t/{t.slug}/live/",
+        f"/t/{t.slug}/": f"/t/{t.slug}/live/",
+    }
+    for url, events_url in pages.items():
+        for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+            html = Client().get(url, **headers).content.decode()
+            named = re.search(r'data-live="([^"]*)"', html)
+            assert named is not None, (url, headers)
+            # A player's pages also name the version they show (?at=).
+            assert re.sub(r"&amp;at=\d+$", "", named[1]) == events_url, (url, headers)
+            assert 'hx-trigger="live"' in html and 'data-poll="3"' in html
+
+
+def test_the_first_look_at_an_event_tells_no_one_of_writes_from_before(
+    hub: stream.Hub, playing_event: Tournament
+) -> None:
+    live.changed(playing_event.pk)  # written before anyone opened a page
+    inbox = Inbox()
+    hub.subscribe(live.record_base(playing_event), (), inbox)
+    hub.tick(now=100)
+    assert inbox.take() == []  # the page was loaded after that write
+
+
+def test_a_page_whose_version_moved_before_its_stream_opened_is_told_at_once(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    live.refresh(t.pk)
+    match, (a, _b) = seated(t)
+    shown = live.subject_version(t, "player", a.external_id)
+    enter(t, match)  # between the page load and the stream
+    live.refresh(t.pk)
+    late, current = Inbox(), Inbox()
+    now = live.subject_version(Tournament.objects.get(pk=t.pk), "player", a.external_id)
+    assert now != shown
+    hub.subscribe(live.record_base(t), (("player", a.external_id),), late, at=f"{shown}")
+    hub.subscribe(live.record_base(t), (("player", a.external_id),), current, at=f"{now}")
+    hub.tick(now=0)
+    assert late.take() == [["player"]]
+    assert current.take() == []

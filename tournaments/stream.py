@@ -1,0 +1,236 @@
+"""Server-sent events: an open page is told when what it shows changed, instead of polling.
+
+Polling does not scale to a hall of phones: 2,000 phones with two pages each, polling
+every 3 s, offer 1,333 requests a second to answer "nothing changed" (bench/bench_phones.py).
+Instead each live page opens one stream (`/t/<slug>/live/`, EventSource in live.js) and
+fetches its fragment only when told, with its ETag, so an unchanged fragment still costs
+only a 304.
+
+One `Hub` per process watches the cache for each event that has open streams, every
+CHECK_SECONDS, with one read for all of them:
+- a player's own page and their standings around them ("tracked" pages) are told when
+  the version tournaments.live recorded for that player's page moved (live.refresh), so
+  a result reaches the two players' phones and their opponents', not the whole hall;
+  standings around a player move with every result near them and are told at most once
+  every NEAR_EVERY_SECONDS;
+- shared pages (whole standings, pairings, the event home) are told after any write, at
+  most once every SHARED_EVERY_SECONDS;
+- when no record is kept (LIVE_PREWARM off: development and tests) every open page is
+  told after each write, and its ETag decides whether anything is sent.
+
+The stream itself is a generator: asynchronous under ASGI (production: gunicorn's uvicorn
+worker holds thousands of idle streams in one process), a thread per stream under the
+development server. A WSGI server with a few threads must not give them to streams:
+there the view answers 204, which tells EventSource not to reconnect, and live.js polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+
+from tournaments.live import TRACKED, page_version_key
+
+log = logging.getLogger(__name__)
+
+CHECK_SECONDS = 0.5
+# A result shows on an open pairings page within 5 s (issue 13); the whole standings
+# table is 40 kB compressed at 2,048 players, so not more often than this.
+SHARED_EVERY_SECONDS = 4.0
+NEAR_EVERY_SECONDS = 15.0
+KEEPALIVE_SECONDS = 20.0  # below the idle timeouts of common proxies (nginx: 60 s)
+STREAM_SECONDS = 600.0  # then EventSource reconnects: streams do not live forever
+RETRY_MS = 3000  # EventSource's reconnection delay, sent to it
+# How often each tracked page may be told at most, in seconds.
+EVERY: dict[str, float] = {"player": 0.0, "near": NEAR_EVERY_SECONDS}
+
+Deliver = Callable[[list[str]], None]
+
+
+@dataclass(eq=False)
+class Subscription:
+    base: str  # tournaments.live.record_base of the event
+    pages: tuple[tuple[str, str], ...]  # (page, player id) tracked; empty: a shared page
+    deliver: Deliver
+    last: dict[tuple[str, str], object] = field(default_factory=dict)
+    told: dict[str, float] = field(default_factory=dict)  # page -> when last told
+    due: set[str] = field(default_factory=set)  # changed, waiting for its EVERY
+    ready: bool = False  # `last` read once: from then on a move is a change
+    at: str = ""  # the version the page showed when it opened its stream, if it said
+
+
+@dataclass
+class _EventState:
+    ready: bool = False  # looked at once: from then on a move is a change
+    seen: object = None
+    bumped: object = None
+    shared_due: bool = False
+    shared_at: float = 0.0
+
+
+class Hub:
+    """The streams of one process, and the one thread that watches the cache for them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscriptions: dict[int, Subscription] = {}
+        self._events: dict[str, _EventState] = {}
+        self._ids = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def subscribe(
+        self, base: str, pages: tuple[tuple[str, str], ...], deliver: Deliver, at: str = ""
+    ) -> int:
+        with self._lock:
+            token = next(self._ids)
+            self._subscriptions[token] = Subscription(base, pages, deliver, at=at)
+            self._events.setdefault(base, _EventState())
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="live-hub", daemon=True)
+                self._thread.start()
+            return token
+
+    def unsubscribe(self, token: int) -> None:
+        with self._lock:
+            gone = self._subscriptions.pop(token, None)
+            if gone and not any(s.base == gone.base for s in self._subscriptions.values()):
+                self._events.pop(gone.base, None)
+
+    def count(self) -> int:
+        return len(self._subscriptions)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(CHECK_SECONDS)
+            try:
+                self.tick()
+            except Exception:  # the cache is away: streams stay open, pages keep their copy
+                log.exception("live hub: checking for changes failed")
+
+    def tick(self, now: float | None = None) -> None:
+        """One look at the cache for every event with open streams; tell whom it concerns."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            by_event: dict[str, list[Subscription]] = {}
+            for sub in self._subscriptions.values():
+                by_event.setdefault(sub.base, []).append(sub)
+            states = {base: self._events.setdefault(base, _EventState()) for base in by_event}
+        for base, subs in by_event.items():
+            self._tick_event(base, subs, states[base], now)
+
+    def _tick_event(
+        self, base: str, subs: list[Subscription], state: _EventState, now: float
+    ) -> None:
+        got = cache.get_many([f"{base}:seen", f"{base}:bumped"])
+        seen, bumped = got.get(f"{base}:seen"), got.get(f"{base}:bumped")
+        tracked = [s for s in subs if s.pages]
+        # After a refresh every tracked page is looked at; otherwise only new streams',
+        # whose starting point is read once (a hall of phones joins over minutes).
+        look = tracked if seen != state.seen else [s for s in tracked if not s.ready]
+        if look:
+            keys = {page_version_key(base, *p) for s in look for p in s.pages}
+            versions = cache.get_many(list(keys))
+            for sub in look:
+                for page in sub.pages:
+                    version = versions.get(page_version_key(base, *page))
+                    if sub.ready and version != sub.last.get(page):
+                        sub.due.add(page[0])
+                    elif (
+                        not sub.ready and sub.at and version is not None and f"{version}" != sub.at
+                    ):
+                        sub.due.add(page[0])  # it changed between the page load and the stream
+                    sub.last[page] = version
+                sub.ready = True
+        if bumped != state.bumped and state.ready:
+            state.shared_due = True
+            if seen is None:  # no record kept: every open page asks, its ETag answers
+                for sub in tracked:
+                    sub.due.update(page for page, _ in sub.pages)
+        state.seen, state.bumped, state.ready = seen, bumped, True
+        for sub in tracked:
+            ripe = [p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)]
+            if ripe:
+                sub.due.difference_update(ripe)
+                sub.told.update((p, now) for p in ripe)
+                _tell(sub, sorted(ripe))
+        if state.shared_due and now - state.shared_at >= SHARED_EVERY_SECONDS:
+            state.shared_due, state.shared_at = False, now
+            for sub in subs:
+                if not sub.pages:
+                    _tell(sub, ["shared"])
+
+
+def _tell(sub: Subscription, pages: list[str]) -> None:
+    try:
+        sub.deliver(pages)
+    except Exception:  # a stream whose loop has gone: it unsubscribes when it ends
+        log.debug("live hub: a stream could not be told", exc_info=True)
+
+
+hub = Hub()
+
+
+def tracked_pages(params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The tracked pages a stream follows: ?player=<id> or ?near=<id> (a page follows
+    its own, with ?at=<the version it shows>)."""
+    return tuple((page, params[page][:200]) for page in TRACKED if params.get(page))
+
+
+def _message(pages: list[str]) -> str:
+    return "".join(f"event: {page}\ndata: {page}\n\n" for page in pages)
+
+
+OPENING = f"retry: {RETRY_MS}\n: open\n\n"
+
+
+def events(
+    base: str, pages: tuple[tuple[str, str], ...], at: str = "", seconds: float = STREAM_SECONDS
+) -> Iterator[str]:
+    """The stream for a thread-per-connection server (the development server, tests)."""
+    inbox: queue.SimpleQueue[list[str]] = queue.SimpleQueue()
+    token = hub.subscribe(base, pages, inbox.put, at)
+    try:
+        yield OPENING
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                told = inbox.get(timeout=min(KEEPALIVE_SECONDS, left))
+            except queue.Empty:
+                yield ": keepalive\n\n"
+                continue
+            yield _message(told)
+    finally:
+        hub.unsubscribe(token)
+
+
+async def aevents(
+    base: str, pages: tuple[tuple[str, str], ...], at: str = "", seconds: float = STREAM_SECONDS
+) -> AsyncIterator[str]:
+    """The stream under ASGI: an idle stream costs a queue, not a thread."""
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[list[str]] = asyncio.Queue()
+
+    def deliver(told: list[str]) -> None:
+        loop.call_soon_threadsafe(inbox.put_nowait, told)
+
+    token = hub.subscribe(base, pages, deliver, at)
+    try:
+        yield OPENING
+        deadline = loop.time() + seconds
+        while (left := deadline - loop.time()) > 0:
+            try:
+                told = await asyncio.wait_for(inbox.get(), min(KEEPALIVE_SECONDS, left))
+            except TimeoutError:
+                yield ": keepalive\n\n"
+                continue
+            yield _message(told)
+    finally:
+        hub.unsubscribe(token)
