@@ -3,6 +3,13 @@
 Run: .venv/bin/python bench/bench_engine.py [--players N] [--rounds R] [--runs K]
 Prints the best of K runs in milliseconds (target: <= 100 ms, requirement 9).
 
+Then the numpy path (scoring/engine/vector.py, issue 15 item 4) on the same event, against
+a yardstick written here: one numpy float64 pass over the same prepared arrays computing
+match points, MW%, GW%, OMW% and OGW% with the 0.33 floors (no exactness, no sorting).
+Target: the exact vector recompute takes <= 2.0x that float pass. Two exact figures are
+printed: `rank_keys` (the exact final order, what a simulation needs) and `compute` (the
+same plus every StandingRow and Fraction, what compute_standings returns).
+
 The event is random but realistic: Swiss-ish pairings (players sorted by points, paired
 down the list with some randomness), best-of-three results with a few draws, 0-0-3
 intentional draws, a bye when the count is odd, drops (about 2% of players per round)
@@ -16,11 +23,15 @@ import gc
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.engine import compute_standings
+import numpy as np
+
+from scoring.engine import compute_standings, mtr_fast, vector
+from scoring.engine.api import rounds_with_results
 from scoring.engine.records import (
     BYE,
     DOUBLE_LOSS,
@@ -95,6 +106,70 @@ def make_event(players: int, rounds: int, seed: int = 1) -> EventRecord:
     )
 
 
+def float_pass(v: vector.VectorEvent) -> tuple[np.ndarray, ...]:
+    """The yardstick: MTR values as float64 arrays, floors at 0.33, nothing exact."""
+    size = len(v.ids)
+    player, opponent = v.player, v.opponent
+    wins = np.bincount(player, weights=v.win, minlength=size)
+    losses = np.bincount(player, weights=v.loss, minlength=size)
+    draws = np.bincount(player, weights=v.draw, minlength=size)
+    game_points = np.bincount(player, weights=v.gp, minlength=size)
+    games = np.bincount(player, weights=v.games, minlength=size)
+    points = 3 * wins + draws
+    played = wins + losses + draws
+    mw = np.maximum(0.33, points / np.maximum(3 * played, 1))
+    gw = np.maximum(0.33, game_points / np.maximum(3 * games, 1))
+    met = opponent >= 0
+    who, whom = player[met], opponent[met]
+    count = np.bincount(who, minlength=size)
+    omw = np.bincount(who, weights=mw[whom], minlength=size) / np.maximum(count, 1)
+    ogw = np.bincount(who, weights=gw[whom], minlength=size) / np.maximum(count, 1)
+    omw[count == 0] = ogw[count == 0] = 0.33
+    return points, mw, gw, omw, ogw
+
+
+def best_ms(run: Callable[[], object], runs: int) -> float:
+    """Best of `runs` wall times in ms, the young generation collected inside (as above)."""
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        gc.collect(0)
+        timings.append((time.perf_counter() - start) * 1000)
+    return min(timings)
+
+
+def vector_figures(event: EventRecord, runs: int) -> None:
+    rounds = rounds_with_results(event)
+    start = time.perf_counter()
+    prepared = vector.prepare(event, rounds)
+    prepare_ms = (time.perf_counter() - start) * 1000
+    # The vector path must give exactly mtr_fast's rows, or its timing means nothing.
+    assert vector.compute(prepared) == mtr_fast.compute(event, rounds)
+    # Interleaved, so that load from other processes hits every figure alike.
+    figures: dict[str, list[float]] = {"float": [], "order": [], "rows": [], "fast": []}
+    for _ in range(runs):
+        figures["float"].append(best_ms(lambda: float_pass(prepared), 3))
+        figures["order"].append(best_ms(lambda: vector.rank_keys(prepared), 3))
+        figures["rows"].append(best_ms(lambda: vector.compute(prepared), 1))
+        figures["fast"].append(best_ms(lambda: mtr_fast.compute(event, rounds), 1))
+    best = {name: min(values) for name, values in figures.items()}
+    order_ratio = best["order"] / best["float"]
+    rows_ratio = best["rows"] / best["float"]
+    print(
+        f"vector (numpy) on the same event: prepare {prepare_ms:.1f} ms once; "
+        f"numpy float pass {best['float']:.2f} ms; mtr_fast {best['fast']:.1f} ms"
+    )
+    print(
+        f"vector exact order (rank_keys) {best['order']:.2f} ms = {order_ratio:.2f}x the float "
+        f"pass; target <= 2.0x the float pass: {'OK' if order_ratio <= 2.0 else 'MISSED'}"
+    )
+    print(
+        f"vector exact rows (compute) {best['rows']:.2f} ms = {rows_ratio:.2f}x the float "
+        f"pass; target <= 2.0x the float pass: {'OK' if rows_ratio <= 2.0 else 'MISSED'}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=8192)
@@ -123,6 +198,7 @@ def main() -> None:
         f"best {min(timings):.1f} ms, median {sorted(timings)[len(timings) // 2]:.1f} ms "
         f"(best CPU {min(cpu):.1f} ms) over {args.runs} runs"
     )
+    vector_figures(event, args.runs)
 
 
 if __name__ == "__main__":
