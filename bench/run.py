@@ -21,6 +21,7 @@ BENCHES = [
     "bench_engine.py",
     "bench_result_entry.py",
     "bench_pairing.py",
+    "bench_outlook.py",  # "what do I need?" for 2,048 players before the last round
     "bench_organizer.py",
     "bench_pages.py",
     "bench_reports.py",
