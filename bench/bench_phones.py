@@ -324,8 +324,9 @@ def gunicorn(
         "--backlog", "4096",
         "--access-logfile", str(log), "--access-logformat", "%(U)s %(s)s %(D)s",
     ]  # fmt: skip
+    errors = log.with_suffix(".err").open("w")  # the server's own log: tracebacks
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ})  # fmt: skip
+                            stderr=errors, env={**os.environ})  # fmt: skip
 
 
 def wait_ready(port: int) -> None:
@@ -364,7 +365,7 @@ def main() -> None:
         DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
         SECURE_SSL_REDIRECT="0", SECURE_COOKIES="0", BEHIND_PROXY="0",
         DJANGO_SETTINGS_MODULE="tournaments.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}", DATABASE_POOL="8",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}", 
         REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
         LIVE_PREWARM="1",
     )  # fmt: skip
@@ -481,6 +482,7 @@ def report(
     )
     if stats.errors:
         print("  first error:", stats.errors[0])
+        print(f"  server logs: {logs}")
     if stats.post_errors:
         print("  first organizer error:", stats.post_errors[0])
     print(f"target: 0 errors -> {errors} {verdict(errors == 0 and not stats.post_errors)}")

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -88,12 +89,13 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
     fresh_postgres: str, tmp_path: Path
 ) -> None:
     env = production_env(DATABASE_URL=fresh_postgres, BEHIND_PROXY="1")
-    for step in (("migrate", "--noinput"), ("collectstatic", "--noinput")):
+    for step in (("migrate", "--noinput"), ("collectstatic", "--noinput"), ("load_demo", "--force")):
         result = manage(*step, env=env)
         assert result.returncode == 0, result.stderr
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application",
+        [sys.executable, "-m", "gunicorn", "tournaments.asgi:application",
+         "--worker-class", "uvicorn_worker.UvicornWorker",
          "--bind", f"127.0.0.1:{port}", "--workers", "2"],
         cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -116,6 +118,17 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
             assert "max-age=31536000" in response.headers.get("Strict-Transport-Security", "")
         with urllib.request.urlopen(f"{base}/static/css/app.css", timeout=5) as response:
             assert response.status == 200 and b"prefers-color-scheme" in response.read()
+        # A live page's event stream, answered on the event loop (tournaments/asgi.py).
+        with urllib.request.urlopen(
+            f"{base}/t/demo-friday-night-magic/live/", timeout=5
+        ) as response:
+            assert response.headers["Content-Type"] == "text/event-stream"
+            assert response.readline() == b"retry: 3000\n"
+        try:
+            urllib.request.urlopen(f"{base}/t/no-such-event/live/", timeout=5)
+            raise AssertionError("an unknown event's stream was answered")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -252,3 +252,52 @@ def test_a_page_whose_version_moved_before_its_stream_opened_is_told_at_once(
     hub.tick(now=0)
     assert late.take() == [["player"]]
     assert current.take() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_stream_is_answered_on_the_loop_and_the_rest_goes_to_the_pages(
+    hub: stream.Hub, small_doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from tournaments.services import import_document
+
+    t = import_document(small_doc)
+    monkeypatch.setattr(stream, "KEEPALIVE_SECONDS", 0.2)
+    passed: list[str] = []
+
+    async def pages(scope: Any, receive: Any, send: Any) -> None:
+        passed.append(scope["path"])
+
+    app = stream.asgi_streams(pages)
+
+    async def call(path: str, host: bytes = b"testserver") -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        disconnect = asyncio.Event()
+
+        async def receive() -> dict[str, Any]:
+            await disconnect.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+            if b": keepalive" in message.get("body", b""):
+                disconnect.set()  # the phone goes away after one keep-alive
+
+        scope = {"type": "http", "method": "GET", "path": path, "query_string": b"near=p1",
+                 "headers": [(b"host", host)]}  # fmt: skip
+        await asyncio.wait_for(app(scope, receive, send), 5)
+        return sent
+
+    sent = asyncio.run(call(f"/t/{t.slug}/live/"))
+    assert sent[0]["status"] == 200
+    assert (b"content-type", b"text/event-stream") in sent[0]["headers"]
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    assert body.startswith(b"retry: 3000\n") and b": keepalive" in body
+    assert hub.count() == 0  # the stream unsubscribed when the phone left
+    assert passed == []
+
+    asyncio.run(call(f"/t/{t.slug}/players/p1/"))
+    asyncio.run(call("/t/no-such-event/live/"))  # Django answers 404
+    asyncio.run(call(f"/t/{t.slug}/live/", host=b"evil.example"))  # Django answers 400
+    assert passed == [f"/t/{t.slug}/players/p1/", "/t/no-such-event/live/", f"/t/{t.slug}/live/"]

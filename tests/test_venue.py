@@ -276,7 +276,8 @@ def test_the_command_starts_gunicorn_on_every_interface_and_says_where_phones_go
     assert "organizer / organizer works from this laptop only" in text
     assert "VENUE=1 " in text and " manage.py create" in text  # create_organizer or createsuperuser
     [(argv, env)] = started
-    assert argv[:4] == [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application"]
+    assert argv[:4] == [sys.executable, "-m", "gunicorn", "tournaments.asgi:application"]
+    assert argv[argv.index("--worker-class") + 1] == "uvicorn_worker.UvicornWorker"
     assert argv[argv.index("--bind") + 1] == f"0.0.0.0:{port}"
     assert argv[argv.index("--workers") + 1] == "2"
     assert env["DEBUG"] == "0" and env["VENUE"] == "1"
@@ -446,6 +447,23 @@ def network_address() -> str | None:
     return venue.lan_address()
 
 
+class _Headers(dict[str, str]):
+    """Header names are case-insensitive (uvicorn sends them in lower case)."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and super().__contains__(name.lower())
+
+    def __getitem__(self, name: str) -> str:
+        return super().__getitem__(name.lower())
+
+    def get(self, name: str, default: object = None) -> object:  # type: ignore[override]
+        return super().get(name.lower(), default)
+
+
+def _headers(message: object) -> _Headers:
+    return _Headers((k.lower(), v) for k, v in message.items())  # type: ignore[attr-defined]
+
+
 class Browser:
     """A phone or the laptop: urllib with cookies, which keeps a Secure cookie off HTTP."""
 
@@ -469,9 +487,9 @@ class Browser:
     def _open(self, request: urllib.request.Request) -> tuple[int, dict[str, str], bytes]:
         try:
             with self.opener.open(request, timeout=10) as response:
-                return response.status, dict(response.headers), response.read()
+                return response.status, _headers(response.headers), response.read()
         except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), error.read()
+            return error.code, _headers(error.headers), error.read()
 
     def log_in(self, username: str, password: str) -> int:
         _, _, page = self.get("/accounts/login/")

@@ -1,6 +1,22 @@
+"""The production entry point: gunicorn's uvicorn worker (README, venue mode).
+
+Live pages' event streams (/t/<slug>/live/) are answered on the event loop by
+tournaments.stream, thousands per process; every other request runs Django as plain WSGI
+in a fixed pool of WEB_THREADS threads (a2wsgi), with its persistent database connections,
+exactly as under a threaded WSGI server. (Django's own ASGI handler would run each request
+in a thread of its own and hop between threads at every sync middleware.)
+"""
+
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
-application = get_asgi_application()
+
+from a2wsgi import WSGIMiddleware
+from django.conf import settings
+from django.core.wsgi import get_wsgi_application
+
+pages = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
+
+from tournaments.stream import asgi_streams  # noqa: E402  (needs the apps loaded)
+
+application = asgi_streams(pages, pages.executor)

@@ -165,6 +165,12 @@ LIVE_PREWARM = env_bool("LIVE_PREWARM", not DEBUG)
 # right for the development server, wrong for gunicorn's few threads, where pages poll.
 # Under ASGI (production: gunicorn's uvicorn worker) streams are asynchronous and always on.
 LIVE_STREAM_THREADS = env_bool("LIVE_STREAM_THREADS", DEBUG)
+# Under ASGI (tournaments/asgi.py) the pages run in this many threads per process.
+WEB_THREADS = env_int("WEB_THREADS", 8)
+# "What do I need?" (scoring/outlooks.py): simulations per round, and whether they run in a
+# background thread after a write (False: in the writing request, after its commit).
+OUTLOOK_SIMULATIONS = env_int("OUTLOOK_SIMULATIONS", 2000)
+OUTLOOK_BACKGROUND = env_bool("OUTLOOK_BACKGROUND", True)
 
 # Rendered live fragments and login-failure counters. Per process by default; with
 # REDIS_URL (production, several gunicorn workers) one render per change serves them all.

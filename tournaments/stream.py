@@ -18,10 +18,13 @@ CHECK_SECONDS, with one read for all of them:
 - when no record is kept (LIVE_PREWARM off: development and tests) every open page is
   told after each write, and its ETag decides whether anything is sent.
 
-The stream itself is a generator: asynchronous under ASGI (production: gunicorn's uvicorn
-worker holds thousands of idle streams in one process), a thread per stream under the
+The stream itself is a generator: asynchronous under ASGI, a thread per stream under the
 development server. A WSGI server with a few threads must not give them to streams:
 there the view answers 204, which tells EventSource not to reconnect, and live.js polls.
+
+In production (tournaments/asgi.py, gunicorn's uvicorn worker) `asgi_streams` answers the
+streams on the event loop itself, without Django's request cycle: thousands of idle
+streams cost a queue each, and the pages run as plain WSGI in a fixed pool of threads.
 """
 
 from __future__ import annotations
@@ -30,14 +33,20 @@ import asyncio
 import itertools
 import logging
 import queue
+import re
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
 
+from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
+from django.http.request import split_domain_port, validate_host
 
-from tournaments.live import TRACKED, page_version_key
+from tournaments.live import TRACKED, page_version_key, record_base
 
 log = logging.getLogger(__name__)
 
@@ -234,3 +243,84 @@ async def aevents(
             yield _message(told)
     finally:
         hub.unsubscribe(token)
+
+
+# --- under ASGI: the streams answered on the event loop, before Django ----------------
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+STREAM_PATH = re.compile(r"/t/([-a-zA-Z0-9_]+)/live/")  # tournaments/urls.py: live_events
+
+
+def event_base(slug: str) -> str | None:
+    """The event's live key (live.record_base), or None when there is no such event.
+    Hands its database connection back at once: a stream holds none while it is open."""
+    from tournaments.models import Tournament
+
+    try:
+        t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
+        return None if t is None else record_base(t)
+    finally:
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
+    """An ASGI app answering /t/<slug>/live/ itself and passing everything else on."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        match = STREAM_PATH.fullmatch(scope.get("path", "")) if scope["type"] == "http" else None
+        if match is None or scope.get("method") not in ("GET", "HEAD"):
+            await pages_app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        host, _port = split_domain_port(headers.get(b"host", b"").decode("latin-1"))
+        if not validate_host(host, settings.ALLOWED_HOSTS):
+            await pages_app(scope, receive, send)  # Django answers 400, as for any page
+            return
+        loop = asyncio.get_running_loop()
+        base = await loop.run_in_executor(executor, event_base, match[1])
+        if base is None:
+            await pages_app(scope, receive, send)  # Django's 404 page
+            return
+        params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/event-stream"),
+                    (b"cache-control", b"no-store"),
+                    (b"x-accel-buffering", b"no"),
+                ],
+            }
+        )
+        if scope["method"] == "HEAD":
+            await send({"type": "http.response.body", "body": b""})
+            return
+        body = aevents(base, tracked_pages(params), params.get("at", "")[:20], STREAM_SECONDS)
+
+        async def relay() -> None:
+            async for chunk in body:
+                await send(
+                    {"type": "http.response.body", "body": chunk.encode(), "more_body": True}
+                )
+
+        async def gone() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+
+        relaying, watching = asyncio.ensure_future(relay()), asyncio.ensure_future(gone())
+        try:
+            await asyncio.wait({relaying, watching}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (relaying, watching):
+                task.cancel()
+            await asyncio.gather(relaying, watching, return_exceptions=True)
+            await body.aclose()
+        if relaying.done() and not relaying.cancelled() and relaying.exception() is None:
+            await send({"type": "http.response.body", "body": b""})
+
+    return app

@@ -206,12 +206,14 @@ def server_environment(
     return env
 
 
-def gunicorn_argv(python: str, *, address: str, port: int, workers: int, threads: int) -> list[str]:
+def gunicorn_argv(python: str, *, address: str, port: int, workers: int) -> list[str]:
+    """gunicorn with uvicorn workers (tournaments/asgi.py): the phones' live pages keep an
+    event stream open each, which a threaded WSGI worker could not hold by the hundred."""
     return [
-        python, "-m", "gunicorn", "tournaments.wsgi:application",
+        python, "-m", "gunicorn", "tournaments.asgi:application",
         "--chdir", str(BASE_DIR),
         "--bind", f"{bind_host(address)}:{port}",
-        "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads),
+        "--worker-class", "uvicorn_worker.UvicornWorker", "--workers", str(workers),
     ]  # fmt: skip
 
 

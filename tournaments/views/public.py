@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connection
 from django.http import (
     Http404,
     HttpRequest,
@@ -159,7 +160,6 @@ def healthz(request: HttpRequest) -> HttpResponse:
     The body also reports the shared cache, which is optional (pages render without it):
     a failing cache is worth a look, not taking the server out of rotation.
     """
-    from django.db import connection
 
     from tournaments.cache import cache_state
 
@@ -263,10 +263,9 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
 def live_events(request: HttpRequest, slug: str) -> HttpResponse:
     """A live page's event stream (tournaments.stream): ?player=<id> for a player's page,
     ?near=<id> for the standings around them, nothing for a shared page."""
-    t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
-    if t is None:
+    base = stream.event_base(slug)
+    if base is None:
         raise Http404("No such tournament")
-    base = live.record_base(t)
     pages = stream.tracked_pages(request.GET.dict())
     at = request.GET.get("at", "")[:20]
     body: Any

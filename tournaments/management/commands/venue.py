@@ -77,9 +77,7 @@ class Command(BaseCommand):
             )
         self._announce(address, port, local_only)
         env = venue.server_environment(os.environ, address=address, port=port, debug=settings.DEBUG)
-        argv = venue.gunicorn_argv(
-            sys.executable, address=address, port=port, workers=workers, threads=4
-        )
+        argv = venue.gunicorn_argv(sys.executable, address=address, port=port, workers=workers)
         if gunicorn.version_info >= (27,):
             # Its control socket sits at one path per user: a second server (the tests,
             # a production copy) would take it over, and the venue needs no remote control.
