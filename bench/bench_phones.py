@@ -365,7 +365,7 @@ def main() -> None:
         DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="127.0.0.1,testserver",
         SECURE_SSL_REDIRECT="0", SECURE_COOKIES="0", BEHIND_PROXY="0",
         DJANGO_SETTINGS_MODULE="tournaments.settings",
-        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}", 
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{DATABASE}",
         REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
         LIVE_PREWARM="1",
     )  # fmt: skip

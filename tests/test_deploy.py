@@ -89,7 +89,11 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
     fresh_postgres: str, tmp_path: Path
 ) -> None:
     env = production_env(DATABASE_URL=fresh_postgres, BEHIND_PROXY="1")
-    for step in (("migrate", "--noinput"), ("collectstatic", "--noinput"), ("load_demo", "--force")):
+    for step in (
+        ("migrate", "--noinput"),
+        ("collectstatic", "--noinput"),
+        ("load_demo", "--force"),
+    ):
         result = manage(*step, env=env)
         assert result.returncode == 0, result.stderr
     port = free_port()
