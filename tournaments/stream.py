@@ -43,7 +43,6 @@ from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.http.request import split_domain_port, validate_host
 
 from tournaments.live import TRACKED, page_version_key, record_base
@@ -255,16 +254,11 @@ STREAM_PATH = re.compile(r"/t/([-a-zA-Z0-9_]+)/live/")  # tournaments/urls.py: l
 
 
 def event_base(slug: str) -> str | None:
-    """The event's live key (live.record_base), or None when there is no such event.
-    Hands its database connection back at once: a stream holds none while it is open."""
+    """The event's live key (live.record_base), or None when there is no such event."""
     from tournaments.models import Tournament
 
-    try:
-        t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
-        return None if t is None else record_base(t)
-    finally:
-        if not connection.in_atomic_block:
-            connection.close()
+    t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
+    return None if t is None else record_base(t)
 
 
 def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
@@ -281,7 +275,12 @@ def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
             await pages_app(scope, receive, send)  # Django answers 400, as for any page
             return
         loop = asyncio.get_running_loop()
-        base = await loop.run_in_executor(executor, event_base, match[1])
+        try:
+            # In the pages' threads: their kept database connections, no new one.
+            base = await loop.run_in_executor(executor, event_base, match[1])
+        except Exception:  # the database is away: Django answers (503), as for a page
+            log.exception("live stream: looking up event %r failed", match[1])
+            base = None
         if base is None:
             await pages_app(scope, receive, send)  # Django's 404 page
             return
