@@ -9,6 +9,13 @@ A second, harsher scenario (40 % draws, round 12) makes the greedy miss the boun
 often, so the exact pool refinement runs at full scale; its result is then checked
 against the lower bound only (a whole-field exact matching would take minutes).
 
+The late-round scenario is issue 15's target: rounds 12-15 of a large event with 20 %
+draws and 2 % of the field dropping after every round, each paired at a cost proven
+optimal (equal to `lower_bound`) in <= 0.3 s on a machine whose calibration figure is
+165 ms (the limit scales with this machine's figure).  The event starts big enough that
+8,192 players are still active in round 15 (so every timed round pairs at least that
+many); each timed round is the median of three pairings of the same field.
+
 Run: .venv/bin/python bench/bench_pairing.py [--exact] [player counts...]
 (--exact also runs the whole-field O(n^3) matching when the bound is not met: about a
 minute per case at 2,048 players.)
@@ -16,7 +23,9 @@ minute per case at 2,048 players.)
 
 from __future__ import annotations
 
+import gc
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -97,6 +106,106 @@ def bench(
     print(f"{n:>6} players: worst round-{rounds} time {worst:.3f} s over {len(seeds)} seeds\n")
 
 
+LATE_ROUNDS = (12, 13, 14, 15)
+# Issue 15: 0.3 s on a machine whose calibration figure is 165 ms, scaled to this one.
+LATE_TARGET_S = 0.3
+LATE_TARGET_CALIBRATION_MS = 165.0
+
+
+def late_start(active: int, last_round: int, drop_rate: float) -> int:
+    """Players to register so that `active` are left in `last_round` after the drops."""
+    n = active
+    while True:
+        left = n
+        for _ in range(last_round - 1):
+            left -= round(left * drop_rate)
+        if left >= active:
+            return n
+        n += 1
+
+
+def simulate_late(
+    active: int, seed: int, draw_rate: float = 0.2, drop_rate: float = 0.02
+) -> list[tuple[int, int, float, float, tuple[int, ...], tuple[int, ...]]]:
+    """Play a whole event to its last late round; for each of `LATE_ROUNDS` return
+    (round, active players, median pairing time, its CPU time, achieved cost, lower
+    bound).  The CPU time shows when a busy machine, not the engine, made a case slow."""
+    rng = random.Random(seed)
+    n = late_start(active, LATE_ROUNDS[-1], drop_rate)
+    points = {f"p{i:05d}": 0 for i in range(n)}
+    opponents: dict[str, list[str]] = {pid: [] for pid in points}
+    had_bye = dict.fromkeys(points, False)
+    playing = list(points)
+    out = []
+    for rnd in range(1, LATE_ROUNDS[-1] + 1):
+        field = [SwissPlayer(p, points[p], tuple(opponents[p]), had_bye[p]) for p in playing]
+        if rnd in LATE_ROUNDS:
+            times, cpu = [], []
+            for _ in range(3):
+                gc.collect()  # the simulation's garbage is not this round's cost
+                start, start_cpu = time.perf_counter(), time.process_time()
+                pairing = pair_swiss(field, random.Random(seed * 100 + rnd))
+                times.append(time.perf_counter() - start)
+                cpu.append(time.process_time() - start_cpu)
+            achieved, bound = cost(field, pairing), lower_bound(field)
+            median, median_cpu = statistics.median(times), statistics.median(cpu)
+            out.append((rnd, len(field), median, median_cpu, tuple(achieved), tuple(bound)))
+        else:
+            pairing = pair_swiss(field, rng)
+        assert cost(field, pairing).rematches == 0
+        for a, b in pairing.tables:
+            opponents[a].append(b)
+            opponents[b].append(a)
+            x = rng.random()
+            if x < draw_rate:
+                points[a] += DRAW
+                points[b] += DRAW
+            elif x < (1 + draw_rate) / 2:
+                points[a] += WIN
+            else:
+                points[b] += WIN
+        if pairing.bye is not None:
+            points[pairing.bye] += WIN
+            had_bye[pairing.bye] = True
+        drops = set(rng.sample(playing, round(len(playing) * drop_rate)))
+        playing = [p for p in playing if p not in drops]
+    return out
+
+
+def bench_late(active: int, seeds: range) -> bool:
+    """Print every late-round case against the target; True if all met it."""
+    from calibration import calibration_ms
+
+    limit = LATE_TARGET_S * calibration_ms() / LATE_TARGET_CALIBRATION_MS
+    start = late_start(active, LATE_ROUNDS[-1], 0.02)
+    print(
+        f"{active:,} players active in round {LATE_ROUNDS[-1]} ({start:,} registered), "
+        f"target <= {LATE_TARGET_S} s x calibration / {LATE_TARGET_CALIBRATION_MS:.0f} ms "
+        f"= {limit:.3f} s at proven optimal cost"
+    )
+    times = []
+    met = True
+    for seed in seeds:
+        for rnd, players, took, took_cpu, achieved, bound in simulate_late(active, seed):
+            proven = achieved == bound
+            ok = proven and took <= limit
+            met &= ok
+            times.append(took)
+            print(
+                f"  seed {seed} round {rnd}: {players:,} players paired in {took:.3f} s "
+                f"(CPU {took_cpu:.3f} s), "
+                f"cost {achieved} {'==' if proven else '>'} lower bound {bound}: "
+                f"{'proven optimal' if proven else 'NOT proven optimal'} -> "
+                f"{'OK' if ok else 'MISSED'}"
+            )
+    print(
+        f"target: late round (12-15) of {active:,} players <= {limit:.3f} s, proven optimal: "
+        f"median {statistics.median(times):.3f} s, worst {max(times):.3f} s over "
+        f"{len(times)} cases -> {'OK' if met else 'MISSED'}\n"
+    )
+    return met
+
+
 def main() -> None:
     from calibration import print_calibration
 
@@ -110,6 +219,8 @@ def main() -> None:
     print("== harsher: round 12, 40 % draws ==")
     for n in sizes:
         bench(n, range(3), rounds=12, draw_rate=0.4, exact=exact)
+    print("== late rounds 12-15, 20 % draws, 2 % drops per round (issue 15) ==")
+    bench_late(8192, range(3))
 
 
 if __name__ == "__main__":

@@ -16,11 +16,13 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tournaments.pairing import swiss
 from tournaments.pairing.swiss import (
     Pairing,
     PairingCost,
@@ -390,3 +392,164 @@ def test_same_seed_gives_the_same_pairing_in_another_process() -> None:
         for seed in (1, 2, 3)
     }
     assert len(outputs) == 1
+
+
+# ---------------------------------------------------------------------------
+# The end segments of the bound, and late rounds of large events
+# ---------------------------------------------------------------------------
+
+
+def late_round_field(
+    n: int, rounds: int, rng: random.Random, draw_rate: float = 0.2, drop_rate: float = 0.02
+) -> list[SwissPlayer]:
+    """`rounds` rounds played with draws, a share of the field dropping after each."""
+    points = {f"p{i}": 0 for i in range(n)}
+    opponents: dict[str, list[str]] = {p: [] for p in points}
+    had_bye = dict.fromkeys(points, False)
+    playing = list(points)
+    for _ in range(rounds):
+        field = [SwissPlayer(p, points[p], tuple(opponents[p]), had_bye[p]) for p in playing]
+        pairing = pair_swiss(field, rng)
+        for a, b in pairing.tables:
+            opponents[a].append(b)
+            opponents[b].append(a)
+            x = rng.random()
+            if x < draw_rate:
+                points[a] += 1
+                points[b] += 1
+            elif x < (1 + draw_rate) / 2:
+                points[a] += 3
+            else:
+                points[b] += 3
+        if pairing.bye is not None:
+            points[pairing.bye] += 3
+            had_bye[pairing.bye] = True
+        dropped = set(rng.sample(playing, round(len(playing) * drop_rate)))
+        playing = [p for p in playing if p not in dropped]
+    return [SwissPlayer(p, points[p], tuple(opponents[p]), had_bye[p]) for p in playing]
+
+
+def test_lower_bound_sees_that_two_leaders_who_met_must_both_float(rng: random.Random) -> None:
+    # The parities alone say one float of 3 points (squared_diff 9, the bound before
+    # the segments); but a and b already met, so both float: a to 32 (16) and b to 32
+    # (1), which only the exact top segment sees.
+    players = [
+        SwissPlayer("a", 36, ("b",)),
+        SwissPlayer("b", 33, ("a",)),
+        SwissPlayer("c", 32),
+        SwissPlayer("d", 32),
+        *[SwissPlayer(f"m{i}", 30 - i // 20) for i in range(100)],
+    ]
+    achieved = cost(players, pair_swiss(players, rng))
+    assert lower_bound(players) == achieved == PairingCost(0, 0, 0, 17, 2)
+    assert achieved == cost(players, pair_swiss_exact(players, rng))
+
+
+def test_lower_bound_sees_a_bye_forced_into_a_bottom_group_of_players_who_met(
+    rng: random.Random,
+) -> None:
+    # The bye goes to z (the only 0-point player without one), which leaves v, w and
+    # the pair x, y who already met at the bottom: the parities alone would allow a
+    # squared_diff of 3, the exact bottom segment sees that 15 is the least possible.
+    players = [
+        *[SwissPlayer(f"m{i}", 9 - i // 25) for i in range(100)],
+        SwissPlayer("x", 3, ("y",)),
+        SwissPlayer("y", 3, ("x",)),
+        SwissPlayer("w", 1),
+        SwissPlayer("z", 0),
+        SwissPlayer("v", 0, had_bye=True),
+    ]
+    achieved = cost(players, pair_swiss(players, rng))
+    assert lower_bound(players) == achieved == PairingCost(0, 0, 0, 15, 4)
+    assert achieved == cost(players, pair_swiss_exact(players, rng))
+
+
+@SETTINGS
+@given(players=arbitrary_fields(max_size=12))
+def test_lower_bound_never_exceeds_the_exhaustive_optimum(players: list[SwissPlayer]) -> None:
+    assert lower_bound(players) <= exhaustive_best(players)
+
+
+@SETTINGS
+@given(
+    players=st.one_of(arbitrary_fields(min_size=13, max_size=30), simulated_fields(13, 40)),
+    seed=st.integers(0, 2**32),
+)
+def test_lower_bound_never_exceeds_the_general_matching_optimum(
+    players: list[SwissPlayer], seed: int
+) -> None:
+    assert lower_bound(players) <= cost(players, pair_swiss_exact(players, random.Random(seed)))
+
+
+@SETTINGS
+@given(
+    players=st.one_of(arbitrary_fields(min_size=2, max_size=30), simulated_fields(2, 40)),
+    cap=st.sampled_from([1, 2, 4, 8]),
+    seed=st.integers(0, 2**32),
+)
+def test_small_segments_keep_the_bound_sound_and_the_pairing_optimal(
+    players: list[SwissPlayer], cap: int, seed: int
+) -> None:
+    # With the real cap a small field is nearly all segment; small caps put a middle
+    # between two segments, as in a large event, so every proof step runs here.
+    with patch.object(swiss, "_SEGMENT_CAP", cap):
+        achieved = cost(players, pair_swiss(players, random.Random(seed)))
+        bound = lower_bound(players)
+    oracle = cost(players, pair_swiss_exact(players, random.Random(seed)))
+    assert bound <= oracle == achieved
+
+
+@settings(SETTINGS, max_examples=12)
+@given(seed=st.integers(0, 2**32), rounds=st.integers(8, 15), n=st.integers(100, 200))
+def test_late_rounds_with_draws_and_drops_meet_the_lower_bound(
+    seed: int, rounds: int, n: int
+) -> None:
+    # Meeting a sound bound is the proof of optimality (no oracle needed).  Below about
+    # 80 players late rounds are often too constrained for the bound to be tight (the
+    # refinement is still exact there: see the oracle tests above).
+    rng = random.Random(seed)
+    players = late_round_field(n, rounds, rng)
+    assert cost(players, pair_swiss(players, rng)) == lower_bound(players)
+
+
+def test_round_fifteen_of_a_large_event_is_proven_optimal_fast(rng: random.Random) -> None:
+    players = late_round_field(1200, 14, rng)
+    start = time.perf_counter()
+    pairing = pair_swiss(players, rng)
+    elapsed = time.perf_counter() - start
+    assert cost(players, pairing) == lower_bound(players)
+    assert elapsed < 0.5
+
+
+def test_a_pairing_knocked_off_the_bound_in_the_middle_is_repaired_locally(
+    rng: random.Random,
+) -> None:
+    # Swapping partners across neighbouring middle groups adds floats the parities do
+    # not need; the cheap pass pools only the groups around them and must undo it all.
+    players = late_round_field(400, 10, rng)
+    field = swiss._Field(players)
+    groups = swiss._groups(field)
+    bound = swiss._segment_bound(field, groups, swiss._bye_group(field, groups), rng)
+    bye = None
+    if field.n % 2:
+        had, points = field.best_bye_status()
+        bye = next(
+            i for i in range(field.n) if (field.had_bye[i], field.points[i]) == (had, points)
+        )
+    assembled = swiss._assemble(field, groups, bound, bye, rng)
+    assert assembled is not None
+    pairs, bye = assembled
+    pts = field.points
+    swaps = 0
+    while swaps < 6:
+        x, y = rng.randrange(len(pairs)), rng.randrange(len(pairs))
+        (a, b), (c, d) = pairs[x], pairs[y]
+        near = x != y and 0 < abs(pts[a] - pts[c]) <= 2
+        if near and c not in field.met[a] and d not in field.met[b]:
+            pairs[x], pairs[y] = (a, c), (b, d)
+            swaps += 1
+    assert swiss._sq_uneq(field, pairs) > bound[:2]
+    repaired, _ = swiss._refine(field, groups, pairs, bye, bound, rng, certify=False)
+    assert swiss._sq_uneq(field, repaired) == bound[:2]
+    assert sorted(p for pair in repaired for p in pair) == sorted(p for pair in pairs for p in pair)
+    assert all(j not in field.met[i] for i, j in repaired)
