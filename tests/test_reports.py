@@ -163,6 +163,21 @@ def test_repeating_the_same_report_changes_nothing(event: Any) -> None:
 
 
 @pytest.mark.django_db
+def test_a_report_and_a_dispute_leave_the_version_the_live_pages_follow_alone(
+    event: Any,
+) -> None:
+    t, ana, ben, match = event["t"], event["ana"], event["ben"], event["match"]
+    before = version(t)
+    reports.report(player=ana, match=match, wins_mine=2, wins_theirs=1)
+    reports.report(player=ana, match=match, wins_mine=2, wins_theirs=0)
+    reports.dispute(player=ben, match=match)
+    assert version(t) == before  # nothing public changed: no page, fragment or ETag moves
+    assert len(sentences(t)) == 3  # but every step is in the audit log
+    reports.confirm(player=ben, match=match)  # "confirm after all": the standings change
+    assert version(t) == before + 1 and Match.objects.get(pk=match.pk).reported
+
+
+@pytest.mark.django_db
 def test_a_reporter_may_correct_their_report_before_it_is_confirmed(event: Any) -> None:
     t, ana, match = event["t"], event["ana"], event["match"]
     reports.report(player=ana, match=match, wins_mine=2, wins_theirs=1)
@@ -329,6 +344,19 @@ def test_report_then_confirm_through_the_private_links(event: Any, htmx: bool) -
     assert r.status_code == (200 if htmx else 302)
     match.refresh_from_db()
     assert match.reported and games(match) == [2, 1]
+
+
+@pytest.mark.django_db
+def test_an_htmx_report_answers_with_its_panel_alone_in_a_few_queries(
+    event: Any, django_assert_max_num_queries: Any
+) -> None:
+    ta = link(event["ana"])
+    form = {**form_of(event["ana"]), "wins_mine": "2", "wins_theirs": "1", "draws": "0"}
+    # The link, the report under its locks (transaction included), then its panel alone.
+    with django_assert_max_num_queries(12):
+        r = post(Client(), f"/p/{ta}/report/", form, htmx=True)
+    assert r.status_code == 200 and b'id="report-panel"' in r.content
+    assert b'id="drop-panel"' not in r.content and b"<html" not in r.content
 
 
 @pytest.mark.django_db

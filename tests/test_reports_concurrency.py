@@ -1,9 +1,16 @@
 """Both players report the same match at once while the organizer enters it: real threads
 and connections, so PostgreSQL only (skipped on SQLite, as tests/test_concurrency.py
-explains). The organizer's entry wins whatever the order; nothing is lost or doubled."""
+explains). The organizer's entry wins whatever the order; nothing is lost or doubled.
+
+And the locks behind that (services.reports' docstring): a report does not wait for a
+confirmation's standings write, but does wait for the organizer's write, and a report
+and a confirmation of the same match never interleave."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -18,9 +25,11 @@ from tests.test_concurrency import (
     stored_standings,
 )
 from tournaments import services
-from tournaments.models import Match, Report, ReportState
+from tournaments.models import Match, Player, Report, ReportState, Tournament
+from tournaments.pages import reports as pages
 from tournaments.services import reports
-from tournaments.services.writing import ServiceError
+from tournaments.services.results import _seated_match, enter_result
+from tournaments.services.writing import ServiceError, writing
 
 ROUNDS_OF_RACES = 8
 
@@ -67,4 +76,117 @@ def test_both_players_report_while_the_organizer_enters_and_the_organizer_wins(
             assert report.state == ReportState.OVERRIDDEN
     assert all("already in" in r for r in refusals)
     assert Standing.objects.filter(tournament=t).count() == 2 * ROUNDS_OF_RACES
+    assert stored_standings(t) == full_recompute(t)
+
+
+def seated_players(match: Match) -> list[Player]:
+    return [s.player for s in match.seats.select_related("player").order_by("position")]
+
+
+def hold_a_write(t: Tournament, match: Match, *, reports_pass: bool, held: threading.Event,
+                 release: threading.Event, committed: list[float]) -> None:  # fmt: skip
+    """Enter `match` 0-2 in a writing block and keep it open (its lock held) until told."""
+    with writing(t.pk, reports_pass=reports_pass) as w:
+        found, seats = _seated_match(match.pk, w.tournament)
+        enter_result(w, found, seats, wins=(0, 2))
+        held.set()
+        release.wait(timeout=30)
+    committed.append(time.monotonic())
+
+
+@pytest.mark.postgres
+def test_a_report_does_not_wait_for_a_confirmations_standings_write(
+    transactional_db: None,
+) -> None:
+    require_postgres()
+    t = event_with_open_round(4, name="Report Beside Confirm")
+    one, two = Match.objects.filter(round__tournament=t).order_by("table")
+    held, release, committed, reported = threading.Event(), threading.Event(), [], []
+
+    def confirmation() -> None:  # holds the lock a confirmation takes, as long as we like
+        hold_a_write(t, one, reports_pass=True, held=held, release=release, committed=committed)
+
+    def report() -> None:
+        assert held.wait(timeout=30)
+        a, _b = seated_players(two)
+        reports.report(player=a, match=two.pk, wins_mine=2, wins_theirs=1)
+        reported.append(time.monotonic())
+        release.set()
+
+    assert run_threads([confirmation, report]) == []
+    # The report went through while the other match's write still held its lock.
+    assert reported and committed and reported[0] < committed[0]
+    assert Report.objects.get(match=two).state == ReportState.REPORTED
+    assert stored_standings(t) == full_recompute(t)
+
+
+@pytest.mark.postgres
+def test_a_report_waits_for_the_organizers_entry_and_is_then_refused(
+    transactional_db: None,
+) -> None:
+    require_postgres()
+    t = event_with_open_round(2, name="Report Behind Organizer")
+    match = Match.objects.get(round__tournament=t)
+    held, release, committed = threading.Event(), threading.Event(), []
+    released: list[float] = []
+    refused: list[tuple[float, str]] = []
+
+    def organizer() -> None:
+        hold_a_write(t, match, reports_pass=False, held=held, release=release, committed=committed)
+
+    def let_go() -> None:
+        released.append(time.monotonic())
+        release.set()
+
+    def report() -> None:
+        assert held.wait(timeout=30)
+        a, _b = seated_players(match)
+        threading.Timer(0.5, let_go).start()  # the report is waiting by then
+        try:
+            reports.report(player=a, match=match.pk, wins_mine=2, wins_theirs=1)
+        except ServiceError as exc:
+            refused.append((time.monotonic(), str(exc)))
+
+    assert run_threads([organizer, report]) == []
+    # It waited for the organizer's entry, saw it, and was refused: nothing stored.
+    assert refused and released and refused[0][0] >= released[0]
+    assert "already in (0-2 from your side)" in refused[0][1]
+    assert not Report.objects.filter(match=match).exists()
+
+
+@pytest.mark.postgres
+def test_the_reporters_correction_and_the_opponents_confirmation_never_interleave(
+    transactional_db: None,
+) -> None:
+    require_postgres()
+    t = event_with_open_round(2 * ROUNDS_OF_RACES, name="Correct Or Confirm")
+    outcomes: set[str] = set()
+    for match in Match.objects.filter(round__tournament=t).order_by("table"):
+        a, b = seated_players(match)
+        reports.report(player=a, match=match.pk, wins_mine=2, wins_theirs=1)
+        seen = pages.player_panel(Player.objects.select_related("tournament").get(pk=b.pk))
+        stamp = seen["stamp"]
+
+        def correct(a: Player = a, match: Match = match) -> None:
+            try:
+                reports.report(player=a, match=match.pk, wins_mine=2, wins_theirs=0)
+            except ServiceError as exc:  # the confirmation was first: the result is in
+                assert "already in" in str(exc)
+
+        def confirm(b: Player = b, match: Match = match, stamp: str = stamp) -> None:
+            # StalePage: the correction was first, b must look again
+            with contextlib.suppress(reports.StalePage):
+                reports.confirm(player=b, match=match.pk, seen=stamp)
+
+        assert run_threads([correct, confirm]) == []
+        match.refresh_from_db()
+        report = Report.objects.get(match=match)
+        games = list(match.seats.order_by("position").values_list("games_won", flat=True))
+        if match.reported:  # confirmed what b saw; the correction came too late
+            assert (games, report.state, report.wins_b) == ([2, 1], ReportState.CONFIRMED, 1)
+            outcomes.add("confirmed")
+        else:  # corrected; b's confirmation of the old report was refused
+            assert (report.state, report.wins_b) == (ReportState.REPORTED, 0)
+            outcomes.add("corrected")
+    assert outcomes
     assert stored_standings(t) == full_recompute(t)

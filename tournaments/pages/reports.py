@@ -59,11 +59,13 @@ def report_score(report: Report) -> str:
     return score_text(list(wins), report.draws)
 
 
-def _seat_of(player: Player, round_: Round) -> Seat | None:
-    return (
-        Seat.objects.filter(round=round_, player=player)
-        .select_related("match__round", "match__report")
-        .first()
+def _seats_of(player: Player, round_: Round) -> list[Seat]:
+    """Every seat of the player's matches in the round, seat order, with players, match,
+    round and report (one query: the panel is read after every report a phone sends)."""
+    return list(
+        Seat.objects.filter(round=round_, match__seats__player=player)
+        .select_related("player", "match__round", "match__report")
+        .order_by("match_id", "position")
     )
 
 
@@ -84,18 +86,20 @@ def player_panel(player: Player) -> dict[str, Any]:
         )
         return ctx
     ctx["round_label"] = round_label(round_)
-    seat = _seat_of(player, round_)
-    if seat is None:
+    seats = _seats_of(player, round_)
+    if not seats:
         ctx["reason"] = f"You are not paired in {ctx['round_label'].lower()}."
         return ctx
-    match = seat.match
+    match = seats[0].match
+    seats = [s for s in seats if s.match_id == match.pk]  # a league round: their first table
+    for seat in seats:
+        seat.match = match
     if match.kind == MatchKind.BYE:
         ctx["reason"] = f"You have a bye in {ctx['round_label'].lower()}: nothing to report."
         return ctx
     if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
         ctx["reason"] = "This match has no result to report."
         return ctx
-    seats = list(match.seats.select_related("player").order_by("position"))
     match.seat_list = seats  # type: ignore[attr-defined]
     me = next(k for k, s in enumerate(seats) if s.player_id == player.pk)
     opponent = seats[1 - me].player

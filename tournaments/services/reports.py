@@ -5,6 +5,18 @@ is then entered by results.enter_result, in this same writing block) or disputes
 organizer's entry always wins: record_result marks an open report overridden. Reports are
 open for the round being played only: pairing the next round closes them.
 
+Locks. A report or a dispute changes no standing and nothing the public pages show, so it
+neither bumps the tournament's version nor queues behind the event-wide write lock (at
+1,000 players, every confirmation holds that lock for its standings recompute, and
+reports waited seconds behind them; bench/bench_reports.py). It holds FOR KEY SHARE on the
+tournament row, which conflicts only with the organizer's writes (FOR UPDATE: an entered
+result, a pairing, an undo, a reset are never interleaved with a report, so the
+organizer's entry still sees and overrides every committed report), and FOR UPDATE on its
+match row, which serialises it with the other player's report and with a confirmation of
+the same match. A confirmation enters the result through results.enter_result in a
+`writing` block that lets reports pass (FOR NO KEY UPDATE: still serialised with every
+other write and with other confirmations), and locks its match row the same way.
+
 Every write leaves an audit sentence naming the player ("Table 12, round 4: Ana Lopez
 reported 2-1, confirmed by Ben Ortiz"); `after` holds the same facts as JSON for the
 audit log's renderer. The same report twice, a second confirmation, a second drop: each
@@ -17,8 +29,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.db import OperationalError, connection, transaction
+
 from tournaments.models import (
     AuditAction,
+    AuditEntry,
     Match,
     MatchKind,
     Player,
@@ -37,7 +52,15 @@ from tournaments.services.results import (
     _tournament_of,
     enter_result,
 )
-from tournaments.services.writing import FINISHED, ServiceError, Write, writing
+from tournaments.services.writing import (
+    BUSY,
+    FINISHED,
+    LOCK_TIMEOUT_SECONDS,
+    ServiceError,
+    Write,
+    _is_busy,
+    writing,
+)
 
 NOT_YOURS = "You are not playing in this match: you can only report your own."
 CLOSED = "Reports for this round are closed: the next round is paired. See the organizer."
@@ -50,11 +73,23 @@ class StalePage(ServiceError):
     """The page the player acted on no longer shows the match as it is."""
 
 
+class _NeedsResult(Exception):
+    """A report turned out to be a confirmation: it must run as a standings write."""
+
+
+class _ReportWrite(Write):
+    """A `Write` for a report or a dispute: it collects audit entries; a change to the
+    standings' inputs has no place in it."""
+
+    def changed(self, *, matches: Any = None) -> None:
+        raise _NeedsResult
+
+
 @contextmanager
-def _player_writing(tournament: Tournament | int) -> Iterator[Write]:
+def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False) -> Iterator[Write]:
     """writing(), with the finished event's refusal worded for a player."""
     try:
-        with writing(tournament) as w:
+        with writing(tournament, reports_pass=reports_pass) as w:
             yield w
     except ServiceError as exc:
         if str(exc) == FINISHED:
@@ -62,10 +97,56 @@ def _player_writing(tournament: Tournament | int) -> Iterator[Write]:
         raise
 
 
-def _open_match(w: Write, player: Player, match: Match | int) -> tuple[Match, list[Seat], int]:
-    """The match under the lock, with its seats, and the player's seat (0 or 1); refused
-    unless the player plays in it and its round is the one being played."""
+def _shared(pk: int) -> Tournament:
+    """The tournament row under FOR KEY SHARE (see the module's docstring)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
+        table = Tournament._meta.db_table
+        rows = list(
+            Tournament.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [pk])
+        )
+    else:  # SQLite: the transaction's IMMEDIATE write lock serialises every write anyway
+        rows = list(Tournament.objects.filter(pk=pk))
+    if not rows:
+        raise ServiceError("That event no longer exists.")
+    return rows[0]
+
+
+@contextmanager
+def _reporting(tournament_id: int) -> Iterator[Write]:
+    """A report or a dispute: its transaction, the locks of the module's docstring, and
+    its audit entries; no version, no recompute, nothing for the live pages."""
     try:
+        with transaction.atomic():
+            w = _ReportWrite(_shared(tournament_id))
+            if w.tournament.status == Status.FINISHED:
+                raise ServiceError(EVENT_FINISHED)
+            yield w
+            if w.entries:
+                AuditEntry.objects.bulk_create(w.entries)
+    except OperationalError as exc:
+        if _is_busy(exc):
+            raise ServiceError(BUSY) from exc
+        raise
+
+
+def _lock_match(pk: int, t: Tournament) -> None:
+    """FOR UPDATE on the match row alone (not its round's: every table shares that)."""
+    list(
+        Match.objects.select_for_update(of=("self",))
+        .filter(pk=pk, round__tournament=t)
+        .values_list("pk", flat=True)
+    )
+
+
+def _open_match(w: Write, player: Player, match: Match | int) -> tuple[Match, list[Seat], int]:
+    """The match under its lock, with its seats, and the player's seat (0 or 1); refused
+    unless the player plays in it and its round is the one being played."""
+    _lock_match(match if isinstance(match, int) else match.pk, w.tournament)
+    try:
+        # Read after the lock, in a statement of its own: under READ COMMITTED it sees
+        # what the write we waited for committed (its report row included).
         found, seats = _seated_match(match, w.tournament)
     except MatchNotFound:
         raise ServiceError(GONE) from None
@@ -151,76 +232,97 @@ def report(
     `seen`: the stamp of the page the player reported from (pages.reports.stamp); a
     page that no longer shows the match as it is gets StalePage.
     """
-    with _player_writing(player.tournament_id) as w:
-        found, seats, me = _open_match(w, player, match)
-        existing: Report | None = getattr(found, "report", None)
-        _check_stamp(found, seats, existing, seen)
-        wins = own_side((wins_mine, wins_theirs), me)  # seat order (own_side is symmetric)
-        problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
-        if problem:
-            raise ServiceError(problem)
-        if found.round.playoff and wins[0] == wins[1]:
-            raise ServiceError("A playoff match needs a winner.")
-        name, where = player.name, _where(found)
-        stored = _current_result(found, seats)
-        if found.reported:
-            if stored == (*wins, draws):
-                return existing or Report(match=found, reporter=player)  # already in
-            raise ServiceError(_already_in(stored, me))
-        same = existing is not None and (existing.wins_a, existing.wins_b, existing.draws) == (
-            *wins,
-            draws,
-        )
-        if existing is None or existing.state == ReportState.OVERRIDDEN:
-            before = None
-            if existing is None:
-                existing = Report(match=found, reporter=player)
-            else:
-                before = _facts(found, seats, existing)
-            existing.reporter = player
-            existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
-            existing.state, existing.answered_by = ReportState.REPORTED, None
-            existing.save()
-            w.touched()
-            w.audit(
-                AuditAction.REPORT,
-                f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)}",
-                before=before,
-                after=_facts(found, seats, existing, event="report"),
-            )
-            return existing
-        if existing.reporter_id == player.pk:
-            if same:
-                return existing  # the same report again: nothing changes
+    facts = (player, match, wins_mine, wins_theirs, draws, seen)
+    try:
+        with _reporting(player.tournament_id) as w:
+            return _report(w, *facts)
+    except _NeedsResult:  # rolled back: it confirms, so it enters the result
+        pass
+    with _player_writing(player.tournament_id, reports_pass=True) as w:
+        return _report(w, *facts)
+
+
+def _report(
+    w: Write,
+    player: Player,
+    match: Match | int,
+    wins_mine: int,
+    wins_theirs: int,
+    draws: int,
+    seen: str | None,
+) -> Report:
+    """report(), in `w`: a report's block, or a confirmation's when it confirms."""
+    found, seats, me = _open_match(w, player, match)
+    existing: Report | None = getattr(found, "report", None)
+    _check_stamp(found, seats, existing, seen)
+    wins = own_side((wins_mine, wins_theirs), me)  # seat order (own_side is symmetric)
+    problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
+    if problem:
+        raise ServiceError(problem)
+    if found.round.playoff and wins[0] == wins[1]:
+        raise ServiceError("A playoff match needs a winner.")
+    name, where = player.name, _where(found)
+    stored = _current_result(found, seats)
+    if found.reported:
+        if stored == (*wins, draws):
+            return existing or Report(match=found, reporter=player)  # already in
+        raise ServiceError(_already_in(stored, me))
+    same = existing is not None and (existing.wins_a, existing.wins_b, existing.draws) == (
+        *wins,
+        draws,
+    )
+    if existing is None or existing.state == ReportState.OVERRIDDEN:
+        before = None
+        if existing is None:
+            existing = Report(match=found, reporter=player)
+        else:
             before = _facts(found, seats, existing)
-            existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
-            existing.state, existing.answered_by = ReportState.REPORTED, None
-            existing.save()
-            w.touched()
-            w.audit(
-                AuditAction.REPORT,
-                f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)} "
-                f"(was {before['score']})",
-                before=before,
-                after=_facts(found, seats, existing, event="report", was=before["score"]),
-            )
-            return existing
-        # The opponent of the reporter: the same result confirms it, another disputes it.
-        if same:
-            _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
-            return existing
-        if existing.state == ReportState.DISPUTED and existing.answered_by_id == player.pk:
-            return existing  # disputed by this player already: their claim is in the log
-        _answer(
-            w,
-            found,
-            seats,
-            existing,
-            player,
-            ReportState.DISPUTED,
-            claim=score_text([wins_mine, wins_theirs], draws),
+        existing.reporter = player
+        existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
+        existing.state, existing.answered_by = ReportState.REPORTED, None
+        existing.save()
+        w.touched()
+        w.audit(
+            AuditAction.REPORT,
+            f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)}",
+            before=before,
+            after=_facts(found, seats, existing, event="report"),
         )
         return existing
+    if existing.reporter_id == player.pk:
+        if same:
+            return existing  # the same report again: nothing changes
+        before = _facts(found, seats, existing)
+        existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
+        existing.state, existing.answered_by = ReportState.REPORTED, None
+        existing.save()
+        w.touched()
+        w.audit(
+            AuditAction.REPORT,
+            f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)} "
+            f"(was {before['score']})",
+            before=before,
+            after=_facts(found, seats, existing, event="report", was=before["score"]),
+        )
+        return existing
+    # The opponent of the reporter: the same result confirms it, another disputes it.
+    if same:
+        if isinstance(w, _ReportWrite):
+            raise _NeedsResult
+        _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
+        return existing
+    if existing.state == ReportState.DISPUTED and existing.answered_by_id == player.pk:
+        return existing  # disputed by this player already: their claim is in the log
+    _answer(
+        w,
+        found,
+        seats,
+        existing,
+        player,
+        ReportState.DISPUTED,
+        claim=score_text([wins_mine, wins_theirs], draws),
+    )
+    return existing
 
 
 def _answer(
@@ -274,7 +376,7 @@ def _reporters_opponent(
 def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> Report:
     """The reporter's opponent confirms the report: the result is entered (and the
     standings recomputed) in this same write. Confirming twice changes nothing."""
-    with _player_writing(player.tournament_id) as w:
+    with _player_writing(player.tournament_id, reports_pass=True) as w:
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.CONFIRMED:
             return existing
@@ -287,7 +389,7 @@ def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> R
 def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> Report:
     """The reporter's opponent disputes the report: the organizer settles it (their entry
     wins). Disputing twice changes nothing."""
-    with _player_writing(player.tournament_id) as w:
+    with _reporting(player.tournament_id) as w:
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.DISPUTED:
             return existing

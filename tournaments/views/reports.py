@@ -87,17 +87,35 @@ def _private_url(token: str) -> str:
     return reverse("private_page", args=[token])
 
 
-def _context(player: Player, token: str, **extra: Any) -> dict[str, Any]:
-    fresh = Player.objects.select_related("tournament").get(pk=player.pk)
-    return {
+# What each template shows: an answer reads only its own panel (the report panel after a
+# report, not the drop panel too), since a phone's report waits for it.
+PANELS = {
+    "_report_panel.html": ("report",),
+    "_drop_panel.html": ("drop",),
+    "_report_page.html": ("report", "drop"),
+}
+
+
+def _context(
+    player: Player, token: str, template: str, *, fresh: bool = False, **extra: Any
+) -> dict[str, Any]:
+    """The template's context. `fresh`: read the player again (after their own drop);
+    a report, a confirmation or a dispute leaves the player's row as the token read it."""
+    if fresh:
+        player = Player.objects.select_related("tournament").get(pk=player.pk)
+    ctx = {
         "token": token,
-        "player": fresh,
-        "tournament": fresh.tournament,
-        "report": pages.player_panel(fresh),
-        "drop": pages.drop_panel(fresh),
+        "player": player,
+        "tournament": player.tournament,
         "private_url": _private_url(token),
         **extra,
     }
+    panels = PANELS[template.removeprefix(P)]
+    if "report" in panels:
+        ctx["report"] = pages.player_panel(player)
+    if "drop" in panels:
+        ctx["drop"] = pages.drop_panel(player)
+    return ctx
 
 
 def _answer(
@@ -117,8 +135,8 @@ def _answer(
         if notice:
             messages.success(request, notice)
         return redirect(_private_url(token))
-    ctx = _context(player, token, notice=notice, error=error, **extra)
     template = P + (partial if request.htmx else "_report_page.html")
+    ctx = _context(player, token, template, notice=notice, error=error, **extra)
     return render(request, template, ctx, status=status)
 
 
@@ -149,7 +167,7 @@ def _seen(request: HttpRequest) -> str:
 def panel(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """The report panel (it polls itself while waiting for the opponent)."""
     template = P + ("_report_panel.html" if request.htmx else "_report_page.html")
-    return render(request, template, _context(player, token))
+    return render(request, template, _context(player, token, template))
 
 
 @private
@@ -201,7 +219,7 @@ def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """Drop after this round: the first POST asks again (confirm=yes drops)."""
     if request.POST.get("confirm") != "yes":
         template = P + ("_drop_panel.html" if request.htmx else "_report_page.html")
-        return render(request, template, _context(player, token, asking=True))
+        return render(request, template, _context(player, token, template, asking=True))
     if _limited(request, player):
         return _answer(request, player, token, "_drop_panel.html", error=TOO_MANY, status=429)
     try:
@@ -209,7 +227,12 @@ def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     except ServiceError as exc:
         return _answer(request, player, token, "_drop_panel.html", error=str(exc), status=422)
     return _answer(
-        request, player, token, "_drop_panel.html", notice="You have dropped from the event."
+        request,
+        player,
+        token,
+        "_drop_panel.html",
+        notice="You have dropped from the event.",
+        fresh=True,
     )
 
 
