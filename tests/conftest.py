@@ -110,3 +110,12 @@ def _empty_caches() -> Any:
     cache.clear()
     forget_snapshots()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _outlooks_in_the_foreground(settings: Any) -> None:
+    """'What do I need?' is computed after every write of an event near its top cut; in
+    tests it runs in the writing request (no thread against the test database) with few
+    simulations. tests/test_outlook_app.py covers the background thread."""
+    settings.OUTLOOK_BACKGROUND = False
+    settings.OUTLOOK_SIMULATIONS = 100

@@ -32,7 +32,7 @@ POSTS: dict[str, dict[str, str]] = {
 }
 READ_ONLY = {
     "manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup",
-    "manage_jump", "manage_match", "manage_match_row",
+    "manage_jump", "manage_match", "manage_match_row", "manage_top_tables",
 }  # fmt: skip
 ROLES = ["owner", "staff", "stranger", "anonymous"]
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.views import event_tools, organizer
+from tournaments.views import event_tools, organizer, outlook
 
 urlpatterns = [
     path("", organizer.event, name="manage_event"),
@@ -30,5 +30,6 @@ urlpatterns = [
     path("share/", event_tools.share, name="manage_share"),
     path("staff/", event_tools.staff, name="manage_staff"),
     path("audit/", event_tools.audit_log, name="manage_audit"),
+    path("top-tables/", outlook.top_tables, name="manage_top_tables"),
     path("backup.json", event_tools.backup, name="manage_backup"),
 ]

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from django.http import Http404
 from django.urls import reverse
 
+from scoring import outlooks
 from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
 from scoring.services import (
@@ -339,9 +340,12 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
     hood = neighbourhood(t, me)
     history, names = player_rounds(t, me, hood)
     standing = Standing.objects.filter(player=me).first()
+    card = player_card(t, me, history, standing)
     return {
         "me": me,
-        "card": player_card(t, me, history, standing),
+        "card": card,
+        # "What do I need?" (issue 15): one query, only this player's part of the figures.
+        "outlook": outlooks.player_card(t, card["round"], me.external_id),
         "standing": standing,
         "history": history,
         "explanation": _explain(t, me, names, hood) if standing is not None else None,

@@ -27,6 +27,7 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 from django.db.models import F
 
+from scoring import outlooks
 from scoring.services import recompute, record_change
 from tournaments import live
 from tournaments.models import AuditEntry, Tournament
@@ -146,6 +147,10 @@ def _commit(w: Write) -> None:
         AuditEntry.objects.bulk_create(w.entries)
     pk = t.pk
     # robust: whatever fails after the commit is logged; the saved write stays a success.
+    if t.top_cut and t.planned_rounds:
+        # "What do I need?" (issue 15), in the background; first, so that the pages the
+        # next line warms already say "computing". No query for events without a cut.
+        transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
     transaction.on_commit(lambda: live.changed(pk), robust=True)
 
 

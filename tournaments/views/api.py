@@ -1,4 +1,5 @@
-"""The public read-only JSON API: standings, a round's pairings, one player's rounds.
+"""The public read-only JSON API: standings, a round's pairings, one player's rounds, and
+"what do I need?" for the current round (outlook.json).
 
 No login and no cookie: anyone may read what the public pages show, and a shared proxy
 or CDN may keep a response for a couple of seconds (`Cache-Control: public`). The ETag is
@@ -19,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 from django.utils.http import quote_etag
 from django.views.decorators.csrf import csrf_exempt
 
+from scoring import outlooks
 from tournaments import live
 from tournaments.models import Entry, Player, Round, Tournament
 from tournaments.pages import exports
@@ -47,10 +49,18 @@ def _error(status: int, message: str) -> HttpResponse:
     return _cors(response)
 
 
-def json_endpoint(view: View) -> View:
+def json_endpoint(
+    view: View | None = None, *, stamp: Callable[[Tournament], str] | None = None
+) -> Any:
     """Bind the tournament, answer If-None-Match with 304 while its version is unchanged,
     and set the caching and CORS headers. The view returns the body's data; it is
-    serialized once per version (and query) and served from the cache after that."""
+    serialized once per version (and query) and served from the cache after that.
+
+    `stamp`: for a body that also shows what changes without the version (the "what do
+    I need?" figures, computed in the background), a short text naming that state; it
+    joins the version in the ETag and the cache key."""
+    if view is None:
+        return functools.partial(json_endpoint, stamp=stamp)
 
     @functools.wraps(view)
     @csrf_exempt  # read-only: nothing to forge, and a refused POST is answered here (405)
@@ -69,7 +79,8 @@ def json_endpoint(view: View) -> View:
         if t is None:
             return _error(404, f"No tournament {slug!r}.")
         # created_at guards against a deleted event's slug reused at the same version.
-        etag = quote_etag(f"{t.created_at.timestamp():.0f}.{t.version}")
+        version = f"{t.version}.{stamp(t)}" if stamp is not None else str(t.version)
+        etag = quote_etag(f"{t.created_at.timestamp():.0f}.{version}")
         wanted = [e.strip() for e in request.headers.get("If-None-Match", "").split(",")]
         if etag in wanted or "*" in wanted:
             response: HttpResponse = HttpResponseNotModified()
@@ -81,7 +92,7 @@ def json_endpoint(view: View) -> View:
             query = request.GET.urlencode()
             subject = "/".join(str(v) for v in kwargs.values())
             key = (
-                f"api:{t.pk}:{t.created_at.timestamp()}:{t.version}:{view.__name__}:"
+                f"api:{t.pk}:{t.created_at.timestamp()}:{version}:{view.__name__}:"
                 f"{quote(subject, safe='')}:{quote(query, safe='=&')}"
             )
             body = live.render_once(key, lambda: json.dumps(build(), ensure_ascii=False))
@@ -115,7 +126,7 @@ def pairings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]
     return lambda: exports.pairings_json(t, round_)
 
 
-@json_endpoint
+@json_endpoint(stamp=outlooks.stamp)
 def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[str, Any]]:
     # PostgreSQL refuses NUL in text: no player can have it.
     me = (
@@ -125,4 +136,13 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[s
     )
     if me is None:
         raise Http404(f"No player {pid!r} in this tournament.")
-    return lambda: exports.player_json(t, me)
+    return lambda: {
+        **exports.player_json(t, me),
+        "outlook": outlooks.player_document(t, me.external_id),
+    }
+
+
+@json_endpoint(stamp=outlooks.stamp)
+def outlook(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
+    """ "What do I need?" for the current round: every player's answer, every table's draw."""
+    return lambda: outlooks.document(t)

@@ -18,9 +18,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from scoring import outlooks
 from tournaments import ratelimit
 from tournaments.models import Player
 from tournaments.pages import registration as pages
+from tournaments.pages.common import current_round
 from tournaments.services import registration as services
 from tournaments.services.writing import ServiceError
 from tournaments.tokens import player_for_token
@@ -62,8 +64,15 @@ def private_headers(response: HttpResponse) -> HttpResponse:
 
 
 def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
+    t = player.tournament
     return {
         **pages.private_page(player),
+        # "What do I need?" (issue 15); no query for an event without a planned cut.
+        "outlook": (
+            outlooks.player_card(t, current_round(t), player.external_id)
+            if t.top_cut and t.planned_rounds
+            else None
+        ),
         "token": token,
         "private_url": phone_url(request, reverse("private_page", args=[token])),
         "error": None,

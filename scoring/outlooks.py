@@ -1,0 +1,585 @@
+""" "What do I need?" in the app (issue 15): the pure core (scoring.engine.outlook) run in
+the background after a write, stored per round (scoring.models.Outlook), read by pages.
+
+When it applies (`applies`): a Swiss event (mtr, dci, melee) that is running, has a top
+cut and a plan (`planned_rounds`), whose last paired round is a Swiss round at most two
+before the end of the plan. Without a plan nobody knows how many rounds are still to
+come, and answers that assume none would be wrong as soon as one is paired: the round
+screen asks the organizer for the plan, and the figures appear once it is set. A round
+paired beyond the plan counts as the last one (nothing after it).
+
+How it runs (`schedule`, called by the writing service once a write has committed): the
+round's row is marked `computing` at once, in the caller, so that pages say so; then
+`compute_now` runs in a daemon thread, one at a time per event in this process, a write
+during a run asking for exactly one more run (which reads the event as it is then, so it
+covers every write before it). With OUTLOOK_BACKGROUND off (tests, scripts) it runs in
+the caller instead, after the commit all the same. Nothing here ever raises into the
+write: a failure is logged and stored as `failed`.
+
+Freshness: a row carries the tournament version it was computed for. A run stores its
+figures even when the version moved meanwhile (they are still the best there is), but
+never over figures of a newer version; the run the newer write asked for replaces them.
+Pages show figures older than the tournament's version as "updating". Several processes
+may compute the same version at once; the guard on the version keeps the newest.
+
+The seed of a run is derived from the tournament's seed, the round number and the
+version (`derive_seed`): random.Random(row.seed) handed to compute_outlook with the
+row's simulations reproduces every figure of the row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import JSONField
+from django.db.models.expressions import RawSQL
+from django.urls import reverse
+from django.utils import timezone
+
+from scoring.engine.mtr import SWISS_SYSTEMS
+from scoring.engine.outlook import RESULTS, Certain, Chance, ChanceEstimate, compute_outlook
+from scoring.engine.outlook import Outlook as EngineOutlook
+from scoring.models import Outlook
+from scoring.services import event_record
+from tournaments.models import Match, Player, Round, Status, Tournament
+
+log = logging.getLogger(__name__)
+
+State = Outlook.State
+# How many rounds before the end of the plan the figures start (issue 15: "from the round
+# two before the end of the planned Swiss rounds onwards").
+ROUNDS_BEFORE_END = 2
+# How often a card still computing asks again (seconds): the target is ready in 10 s.
+CARD_POLL_SECONDS = 3
+
+
+# --- When --------------------------------------------------------------------------------
+
+
+def rounds_after(t: Tournament, round_: Round) -> int | None:
+    """Swiss rounds still to come after `round_` (0, 1 or 2), None when not applicable."""
+    if (
+        t.system not in SWISS_SYSTEMS
+        or not t.top_cut
+        or t.status != Status.RUNNING
+        or t.planned_rounds is None
+        or round_.playoff
+    ):
+        return None
+    left = max(t.planned_rounds - round_.number, 0)
+    return left if left <= ROUNDS_BEFORE_END else None
+
+
+def applies(t: Tournament, round_: Round | None) -> bool:
+    """Whether "what do I need?" is answered for `round_`, the event's last paired round
+    (module docstring)."""
+    return round_ is not None and rounds_after(t, round_) is not None
+
+
+def _last_round(t: Tournament) -> Round | None:
+    return Round.objects.filter(tournament=t).order_by("-number").first()
+
+
+def derive_seed(tournament_seed: int, round_number: int, version: int) -> int:
+    """A reproducible seed for one run, below 2**63 (it is stored in a BigIntegerField)."""
+    digest = hashlib.blake2b(
+        f"outlook:{tournament_seed}:{round_number}:{version}".encode(), digest_size=8
+    ).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+# --- Compute and store -----------------------------------------------------------------
+
+
+def chance_json(chance: Chance) -> str | dict[str, int]:
+    if isinstance(chance, Certain):
+        return chance.verdict
+    return {"hits": chance.hits, "runs": chance.runs}
+
+
+def to_json(outlook: EngineOutlook, tables: list[int | None]) -> dict[str, Any]:
+    """The engine's answer as plain JSON. The engine numbers tables by their position in
+    the round (1-based); `tables` maps a position to the match's own table number."""
+
+    def table_of(position: int | None) -> int | None:
+        if position is None or not 1 <= position <= len(tables):
+            return position
+        return tables[position - 1]
+
+    return {
+        "players": {
+            p.player: {
+                "table": table_of(p.table),
+                "opponent": p.opponent,
+                "points": p.points,
+                "result": p.result,
+                "certain": p.certain,
+                "needs": p.needs,
+                "chance_after": {r: chance_json(c) for r, c in p.chance_after.items()},
+                "chance": chance_json(p.chance),
+            }
+            for p in outlook.players
+        },
+        "tables": [
+            {
+                "table": table_of(x.table),
+                "players": list(x.players),
+                "draw_puts_both_in": x.draw_puts_both_in,
+                "draw_chances": [chance_json(c) for c in x.draw_chances],
+            }
+            for x in outlook.tables
+        ],
+    }
+
+
+def compute_now(*, tournament_id: int) -> Outlook | None:
+    """Compute the last paired round's figures and store them; the row, or None when
+    there is no round (or it went away meanwhile). Figures already stored for the
+    tournament's current version are returned as they are."""
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    round_ = _last_round(t) if t is not None else None
+    if t is None or round_ is None:
+        return None
+    after = rounds_after(t, round_)
+    if after is None:
+        # Only a row made while it applied (the plan changed since) is kept, and marked.
+        rows = Outlook.objects.filter(tournament=t, round=round_)
+        rows.exclude(state=State.NOT_APPLICABLE).update(state=State.NOT_APPLICABLE, data={})
+        return rows.first()
+    done = Outlook.objects.filter(
+        tournament=t, round=round_, state=State.READY, version__gte=t.version
+    ).first()
+    if done is not None:
+        return done
+    # The version is read before the event: if a write lands in between, these figures
+    # are labelled older than they are, never newer, and that write asks for a new run.
+    version = t.version
+    seed = derive_seed(t.seed, round_.number, version)
+    simulations = int(settings.OUTLOOK_SIMULATIONS)
+    started = time.perf_counter()
+    fields: dict[str, Any] = {"rounds_after": after, "cut": t.top_cut, "seed": seed}
+    try:
+        event = event_record(t)
+        if not event.rounds or event.rounds[-1].number != round_.number:
+            return None  # the round was undone or another paired meanwhile
+        result = compute_outlook(
+            event,
+            rounds_after=after,
+            cut=t.top_cut,
+            rng=random.Random(seed),
+            simulations=simulations,
+        )
+        tables = list(
+            Match.objects.filter(round=round_)
+            .order_by("table", "id")  # the order event_record reads a round's matches in
+            .values_list("table", flat=True)
+        )
+        data = to_json(result, tables)
+    except Exception as exc:
+        log.exception("the outlook of tournament %s round %s failed", t.pk, round_.number)
+        fields.update(state=State.FAILED, error=f"{type(exc).__name__}: {exc}"[:300])
+    else:
+        fields.update(
+            state=State.READY,
+            simulations=result.simulations,
+            margin=result.margin_of_error,
+            model=result.model,
+            data=data,
+            error="",
+        )
+    fields["took_ms"] = round((time.perf_counter() - started) * 1000)
+    fields["computed_at"] = timezone.now()
+    return _store(t, round_, version, **fields)
+
+
+def _store(t: Tournament, round_: Round, version: int, **fields: Any) -> Outlook | None:
+    """Write the round's row unless it holds finished figures of a newer version."""
+    for _attempt in range(2):
+        try:
+            with transaction.atomic():
+                row = Outlook.objects.select_for_update().filter(tournament=t, round=round_).first()
+                if row is None:
+                    return Outlook.objects.create(
+                        tournament=t, round=round_, version=version, **fields
+                    )
+                if row.version > version and row.state in (State.READY, State.FAILED):
+                    return row
+                for name, value in {**fields, "version": version}.items():
+                    setattr(row, name, value)
+                row.save()
+                return row
+        except IntegrityError:
+            # Another process created the row first (try again: it now exists), or the
+            # round was deleted meanwhile (nothing to store for it).
+            if not Round.objects.filter(pk=round_.pk).exists():
+                return None
+    return None
+
+
+# --- In the background -------------------------------------------------------------------
+
+_running: dict[int, bool] = {}  # event pk -> another run asked for while one runs
+_running_lock = threading.Condition()
+
+
+def mark_computing(tournament_id: int) -> bool:
+    """Say "computing" on the last round's row (creating it); False when nothing is to
+    be computed (then a row left from an earlier plan is marked not applicable)."""
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    round_ = _last_round(t) if t is not None else None
+    if t is None or round_ is None:
+        return False
+    rows = Outlook.objects.filter(tournament=t, round=round_)
+    if not applies(t, round_):
+        rows.exclude(state=State.NOT_APPLICABLE).update(state=State.NOT_APPLICABLE, data={})
+        return False
+    if rows.filter(state=State.READY, version__gte=t.version).exists():
+        return True  # already done for this version: the run will find it so
+    if not rows.update(state=State.COMPUTING):
+        try:
+            with transaction.atomic():
+                Outlook.objects.create(
+                    tournament=t, round=round_, version=t.version, state=State.COMPUTING
+                )
+        except IntegrityError:
+            pass  # created meanwhile (by a run or another process), or the round is gone
+    return True
+
+
+def schedule(tournament_id: int) -> None:
+    """After a committed write: mark the figures computing and compute them in the
+    background (module docstring). Never raises."""
+    try:
+        if not mark_computing(tournament_id):
+            return
+    except Exception:
+        log.exception("marking the outlook of tournament %s as computing failed", tournament_id)
+        return
+    if not settings.OUTLOOK_BACKGROUND:
+        try:
+            compute_now(tournament_id=tournament_id)
+        except Exception:
+            log.exception("the outlook of tournament %s failed", tournament_id)
+        return
+    with _running_lock:
+        if tournament_id in _running:
+            _running[tournament_id] = True
+            return
+        _running[tournament_id] = False
+    try:
+        threading.Thread(
+            target=_run, args=(tournament_id,), name=f"outlook-{tournament_id}", daemon=True
+        ).start()
+    except Exception:  # out of threads: the next write tries again
+        with _running_lock:
+            _running.pop(tournament_id, None)
+            _running_lock.notify_all()
+        log.exception("could not start the outlook of tournament %s", tournament_id)
+
+
+def _run(tournament_id: int) -> None:
+    try:
+        while True:
+            try:
+                compute_now(tournament_id=tournament_id)
+            except Exception:
+                log.exception("the outlook of tournament %s failed", tournament_id)
+            with _running_lock:
+                if not _running.get(tournament_id):
+                    # Leaving under the lock: a schedule after this starts a new thread.
+                    _running.pop(tournament_id, None)
+                    _running_lock.notify_all()
+                    return
+                _running[tournament_id] = False
+    except BaseException:  # pragma: no cover - the thread is dying: let the next run start
+        with _running_lock:
+            _running.pop(tournament_id, None)
+            _running_lock.notify_all()
+        raise
+    finally:
+        connection.close()
+
+
+def wait_idle(timeout: float = 30.0) -> bool:
+    """Until no background run is under way in this process (tests, shutdown)."""
+    with _running_lock:
+        return _running_lock.wait_for(lambda: not _running, timeout=timeout)
+
+
+# --- Reading -----------------------------------------------------------------------------
+
+
+def for_round(t: Tournament, round_: Round | None) -> Outlook | None:
+    """The stored figures of `round_` (any state), or None."""
+    if round_ is None:
+        return None
+    return Outlook.objects.filter(tournament=t, round=round_).first()
+
+
+def for_player(outlook: Outlook | None, player_external_id: str) -> dict[str, Any] | None:
+    """One player's stored answer (see `to_json`), or None (not competing for the cut:
+    dropped, not seated this round; or no figures)."""
+    if outlook is None or not isinstance(outlook.data, Mapping):
+        return None
+    players = outlook.data.get("players") or {}
+    answer = players.get(player_external_id)
+    return answer if isinstance(answer, dict) else None
+
+
+def stamp(t: Tournament) -> str:
+    """What the newest stored figures are, in a few characters: part of the ETags of the
+    responses that show them, since they change without the tournament's version."""
+    row = (
+        Outlook.objects.filter(tournament=t)
+        .order_by("-round__number")
+        .values_list("pk", "state", "version", "computed_at")
+        .first()
+    )
+    if row is None:
+        return "-"
+    pk, state, version, at = row
+    return f"{pk}.{state[0]}.{version}.{at.timestamp() if at else 0:.3f}"
+
+
+# --- Words ---------------------------------------------------------------------------------
+
+
+def _estimate(chance: Any) -> ChanceEstimate | None:
+    if isinstance(chance, dict) and {"hits", "runs"} <= chance.keys():
+        return ChanceEstimate(int(chance["hits"]), int(chance["runs"]))
+    return None
+
+
+def chance_text(chance: Any) -> str:
+    """ "93 % (± 1.1 %)", "in for sure", "out for sure"; the figure is for display only."""
+    if chance == "in":
+        return "in for sure"
+    if chance == "out":
+        return "out for sure"
+    estimate = _estimate(chance)
+    if estimate is None or not estimate.runs:
+        return "no estimate (no simulation had this result)"
+    if estimate.hits == 0:
+        return f"in none of {estimate.runs:,} simulations"
+    if estimate.hits == estimate.runs:
+        return f"in all {estimate.runs:,} simulations"
+    percent = estimate.probability * 100
+    shown = "<1" if percent < 1 else ">99" if percent > 99 else f"{percent:.0f}"
+    return f"{shown} % (± {estimate.margin * 100:.1f} %)"
+
+
+def _later(after: int) -> str:
+    if not after:
+        return ""
+    return f", even losing the {'round' if after == 1 else f'{after} rounds'} after"
+
+
+def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str, Any]:
+    """A player's answer as the card shows it: a sentence when it is certain, else their
+    chances after each result of their match (or after the result already entered)."""
+    top = f"the top {cut}"
+    certain = answer.get("certain")
+    needs = answer.get("needs")
+    words: dict[str, Any] = {"certain": certain, "needs": needs, "chances": [], "now": ""}
+    if certain == "in":
+        words["sentence"] = f"In {top} whatever happens"
+    elif certain == "out":
+        words["sentence"] = f"Out of {top} whatever happens"
+    elif needs in ("win", "draw"):
+        a = "A draw" if needs == "draw" else "A win"
+        words["sentence"] = f"{a} puts you in {top} whatever the other tables do{_later(after)}"
+    elif answer.get("result"):
+        words["sentence"] = f"Your result is in ({answer['result']}): the rest decides"
+    else:
+        words["sentence"] = f"No result of this match alone decides {top}"
+    if certain is None:
+        after_results = answer.get("chance_after") or {}
+        words["chances"] = [
+            {"result": r, "text": chance_text(after_results[r])}
+            for r in RESULTS
+            if r in after_results
+        ]
+        words["now"] = chance_text(answer.get("chance"))
+    return words
+
+
+def _header(row: Outlook, t: Tournament, round_: Round, *, has_data: bool) -> dict[str, Any]:
+    has_data = has_data and row.state in (State.READY, State.COMPUTING)
+    return {
+        "state": row.state,
+        "round": round_.number,
+        "cut": row.cut or t.top_cut,
+        "rounds_after": row.rounds_after,
+        "simulations": row.simulations,
+        "margin": f"{row.margin * 100:.1f}" if row.simulations else "",
+        "model": row.model,
+        "seed": row.seed,
+        "computed_at": row.computed_at,
+        "took_ms": row.took_ms,
+        "has_data": has_data,
+        # Figures of an older version while a newer run is due: shown, said to be updating.
+        "updating": has_data and (row.state == State.COMPUTING or row.version < t.version),
+        "computing": row.state == State.COMPUTING and not has_data,
+        "failed": row.state == State.FAILED,
+    }
+
+
+def _player_slice(player_external_id: str) -> RawSQL | None:
+    """data["players"][id] read by the database, so that a page does not load (and parse)
+    every player's answer. Django's key lookups read a key of digits as an array index,
+    and ids may be digits: hence a path written out here. None: load the whole document."""
+    table = connection.ops.quote_name(Outlook._meta.db_table)
+    if connection.vendor == "postgresql":
+        return RawSQL(
+            f"{table}.data #> %s::text[]", (["players", player_external_id],), JSONField()
+        )
+    if connection.vendor == "sqlite" and '"' not in player_external_id:
+        path = f"$.players.{json.dumps(player_external_id)}"
+        return RawSQL(f"JSON_EXTRACT({table}.data, %s)", (path,), JSONField())
+    return None
+
+
+def player_card(
+    t: Tournament, round_: Round | None, player_external_id: str
+) -> dict[str, Any] | None:
+    """What the "What do I need?" card shows one player (templates/tournaments/
+    _outlook.html), from one query reading only their part of the stored figures; None
+    when there is nothing to show."""
+    if round_ is None or round_.playoff:
+        return None
+    rows = Outlook.objects.filter(tournament=t, round=round_).exclude(state=State.NOT_APPLICABLE)
+    mine: Any
+    piece = _player_slice(player_external_id)
+    if piece is not None:
+        row = rows.defer("data").annotate(mine=piece).first()
+        mine = getattr(row, "mine", None)
+        has_data = row is not None and row.computed_at is not None
+    else:
+        row = rows.first()
+        mine = for_player(row, player_external_id)
+        has_data = row is not None and bool(row.data)
+    if row is None:
+        return None
+    if isinstance(mine, str):  # SQLite hands an extracted object back as its text
+        mine = json.loads(mine)
+    mine = mine if isinstance(mine, dict) else None
+    if has_data and mine is None and row.state == State.READY:
+        return None  # not competing for the cut this round (dropped, or no seat)
+    card = _header(row, t, round_, has_data=has_data and mine is not None)
+    kwargs = {"slug": t.slug, "pid": player_external_id}
+    card["poll_url"] = reverse("outlook_card", kwargs=kwargs)
+    card["page_url"] = reverse("player", kwargs=kwargs)
+    card["poll"] = CARD_POLL_SECONDS if card["computing"] or card["updating"] else None
+    card["answer"] = (
+        answer_words(mine, cut=card["cut"], after=row.rounds_after) if mine is not None else None
+    )
+    return card
+
+
+def top_tables(t: Tournament) -> dict[str, Any]:
+    """The organizer's "top tables": the current round's unfinished tables where either
+    player can still make the cut, those where a draw puts both in first, then by table."""
+    round_ = _last_round(t)
+    row = for_round(t, round_)
+    context: dict[str, Any] = {"round": round_, "outlook": None, "tables": [], "applies": False}
+    if round_ is None or row is None or row.state == State.NOT_APPLICABLE:
+        context["applies"] = applies(t, round_)
+        return context
+    context["applies"] = True
+    header = _header(row, t, round_, has_data=bool(row.data))
+    context["outlook"] = header
+    if not header["has_data"]:
+        return context
+    players: dict[str, Any] = row.data.get("players", {})
+    chosen = [
+        x
+        for x in row.data.get("tables", [])
+        if any((players.get(p) or {}).get("certain", "out") != "out" for p in x["players"])
+    ]
+    ids = {p for x in chosen for p in x["players"]}
+    names = dict(
+        Player.objects.filter(tournament=t, external_id__in=ids).values_list("external_id", "name")
+    )
+    tables = []
+    for x in chosen:
+        seated = []
+        for p, draw in zip(x["players"], x["draw_chances"], strict=True):
+            answer = players.get(p) or {}
+            seated.append(
+                {
+                    "id": p,
+                    "name": names.get(p, p),
+                    "url": reverse("player", kwargs={"slug": t.slug, "pid": p}),
+                    "points": answer.get("points"),
+                    "certain": answer.get("certain", "out"),
+                    "draw": chance_text(draw),
+                }
+            )
+        tables.append(
+            {"table": x["table"], "players": seated, "draw_puts_both_in": x["draw_puts_both_in"]}
+        )
+    tables.sort(key=lambda x: (not x["draw_puts_both_in"], x["table"] is None, x["table"] or 0))
+    context["tables"] = tables
+    context["both_in"] = sum(x["draw_puts_both_in"] for x in tables)
+    return context
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+
+def _json_head(t: Tournament, round_: Round | None, row: Outlook | None) -> dict[str, Any]:
+    if row is None:
+        state = "not_computed" if applies(t, round_) else State.NOT_APPLICABLE.value
+        return {"round": round_.number if round_ else None, "state": state}
+    return {
+        "round": round_.number if round_ else None,
+        "state": row.state,
+        "version": row.version,
+        "current": row.version >= t.version,
+        "cut": row.cut,
+        "rounds_after": row.rounds_after,
+        "model": row.model,
+        "simulations": row.simulations,
+        "margin": round(row.margin, 6),
+        "seed": str(row.seed),
+        "computed_at": row.computed_at.isoformat() if row.computed_at else None,
+        "took_ms": row.took_ms,
+    }
+
+
+def document(t: Tournament) -> dict[str, Any]:
+    """The current round's figures as the JSON API gives them (README, API section)."""
+    round_ = _last_round(t)
+    row = for_round(t, round_)
+    body: dict[str, Any] = {"tournament": t.slug, **_json_head(t, round_, row)}
+    data = row.data if row is not None and row.state != State.NOT_APPLICABLE else {}
+    players = data.get("players", {}) if isinstance(data, dict) else {}
+    body["players"] = [
+        {"id": p, **answer}
+        for p, answer in sorted(
+            players.items(),
+            key=lambda item: (item[1].get("table") is None, item[1].get("table") or 0, item[0]),
+        )
+    ]
+    body["tables"] = data.get("tables", []) if isinstance(data, dict) else []
+    return body
+
+
+def player_document(t: Tournament, player_external_id: str) -> dict[str, Any] | None:
+    """One player's part of the current round's figures (the "outlook" key of
+    players/<id>.json), None when the round has none."""
+    round_ = _last_round(t)
+    row = for_round(t, round_)
+    if row is None or row.state == State.NOT_APPLICABLE:
+        return None
+    head = _json_head(t, round_, row)
+    return {**head, "answer": for_player(row, player_external_id)}
