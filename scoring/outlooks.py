@@ -454,8 +454,8 @@ def player_card(
     """What the "What do I need?" card shows one player (templates/tournaments/
     _outlook.html), from one query reading only their part of the stored figures; None
     when there is nothing to show."""
-    if round_ is None or round_.playoff:
-        return None
+    if round_ is None or round_.playoff or not (t.top_cut and t.planned_rounds):
+        return None  # no figures without a cut and a plan (`applies`): no query either
     rows = Outlook.objects.filter(tournament=t, round=round_).exclude(state=State.NOT_APPLICABLE)
     mine: Any
     piece = _player_slice(player_external_id)
