@@ -250,3 +250,19 @@ def test_writes_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
             break
         threading.Event().wait(0.01)
     assert runs == [99, 99] and 99 not in live._warming
+
+
+def test_the_remembered_current_round_follows_the_version_and_is_never_shared(
+    playing_event: Any,
+) -> None:
+    from tournaments.models import Tournament
+    from tournaments.pages.common import current_round, current_round_for_reading
+
+    t = playing_event
+    first, again = current_round_for_reading(t), current_round_for_reading(t)
+    assert first is not None and first == current_round(t) and first is not again
+    for match in Match.objects.filter(round__tournament=t, reported=False, kind="played"):
+        services.record_result(match=match, wins=(2, 0))
+    services.pair_next_round(tournament=Tournament.objects.get(pk=t.pk))
+    t = Tournament.objects.get(pk=t.pk)
+    assert current_round_for_reading(t).number == current_round(t).number == 4

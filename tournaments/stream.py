@@ -53,7 +53,7 @@ CHECK_SECONDS = 0.5
 # A result shows on an open pairings page within 5 s (issue 13); the whole standings
 # table is 40 kB compressed at 2,048 players, so not more often than this.
 SHARED_EVERY_SECONDS = 4.0
-NEAR_EVERY_SECONDS = 15.0
+NEAR_EVERY_SECONDS = 30.0
 KEEPALIVE_SECONDS = 20.0  # below the idle timeouts of common proxies (nginx: 60 s)
 STREAM_SECONDS = 600.0  # then EventSource reconnects: streams do not live forever
 RETRY_MS = 3000  # EventSource's reconnection delay, sent to it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -49,6 +50,27 @@ def current_round(tournament: Tournament) -> Round | None:
         return None
     last_started = max((i for i, r in enumerate(rounds) if r.started), default=0)
     return next((r for r in rounds[last_started:] if r.unplayed), rounds[-1])
+
+
+_ROUND_MEMO: dict[tuple[int, float, int], Round | None] = {}
+_UNKNOWN = object()
+_ROUND_MEMO_SIZE = 64
+
+
+def current_round_for_reading(tournament: Tournament) -> Round | None:
+    """`current_round`, remembered per tournament version in this process, for pages
+    that only read it: every player's page asks, and after each write the same answer
+    (a scan of every round's matches) would be computed once per player. Every write
+    that can move it (results, pairings, clocks) moves the version. A copy each time:
+    callers never share an instance."""
+    key = (tournament.pk, tournament.created_at.timestamp(), tournament.version)
+    found = _ROUND_MEMO.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = current_round(tournament)
+        if len(_ROUND_MEMO) >= _ROUND_MEMO_SIZE:
+            _ROUND_MEMO.clear()
+        _ROUND_MEMO[key] = found
+    return copy.copy(found) if isinstance(found, Round) else None
 
 
 def missing_results(round_: Round) -> int:

@@ -34,6 +34,7 @@ from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
     current_round,
+    current_round_for_reading,
     missing_results,
     round_label,
 )
@@ -363,7 +364,7 @@ def player_card(
     (no round paired yet) or "standing" (the event is over, or they have no table in the
     round being played: dropped, or out of the top cut): then their place.
     """
-    round_ = None if t.status == Status.FINISHED else current_round(t)
+    round_ = None if t.status == Status.FINISHED else current_round_for_reading(t)
     card: dict[str, Any] = {
         "round": round_,
         "label": round_label(round_),
