@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import re
 from typing import Any
 
 import pytest
@@ -266,3 +267,20 @@ def test_the_remembered_current_round_follows_the_version_and_is_never_shared(
     services.pair_next_round(tournament=Tournament.objects.get(pk=t.pk))
     t = Tournament.objects.get(pk=t.pk)
     assert current_round_for_reading(t).number == current_round(t).number == 4
+
+
+def test_standings_around_a_player_follow_each_result_though_the_table_is_read_once_per_version(
+    playing_event: Any, client: Client
+) -> None:
+    from tournaments.models import Tournament
+
+    t = playing_event
+    url = f"/t/{t.slug}/standings/?me=p5"
+    before = client.get(url, HTTP_HX_REQUEST="true", HTTP_ACCEPT_ENCODING="").content.decode()
+    match = Match.objects.get(round__tournament=t, round__number=3, table=3)  # p5 v p6
+    services.record_result(match=match, wins=(2, 0))
+    assert Tournament.objects.get(pk=t.pk).version > t.version
+    after = client.get(url, HTTP_HX_REQUEST="true", HTTP_ACCEPT_ENCODING="").content.decode()
+    assert before != after
+    row = re.search(r'<tr class="me">.*?</tr>', after, re.S)
+    assert row is not None and "Eva Lund" in row[0] and "1-1-1" in row[0]  # p5's new record

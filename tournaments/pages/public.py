@@ -9,6 +9,7 @@ result, which is the render every phone waits for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -84,13 +85,14 @@ def _standings_context(
 ) -> dict[str, Any]:
     keys = list(rows[0][5]) if rows else []
     columns = [(k, SHORT_LABELS.get(k, k), k in PERCENT) for k in keys]
-    state = StandingsState.objects.filter(tournament=tournament).first()
+    if "after_round" not in extra:
+        state = StandingsState.objects.filter(tournament=tournament).first()
+        extra["after_round"] = state.after_round if state else None
     return {
         "tournament": tournament,
         "rows_html": standings_rows_html(tournament, rows, keys, me=extra.get("me", "")),
         "count": count,
         "columns": columns,
-        "after_round": state.after_round if state else None,
         "poll": POLL_SECONDS,
         **extra,
     }
@@ -104,20 +106,58 @@ def near_window(position: int, count: int) -> tuple[range, range]:
     return top, around
 
 
+@dataclass(frozen=True)
+class _Table:
+    """The stored standings of one tournament version, as the phones' pages read them."""
+
+    rows: list[tuple[Any, ...]]  # STANDINGS_COLUMNS, by position
+    position_of: dict[str, int]  # player id -> position
+    after_round: int | None
+
+
+_TABLE_MEMO: dict[tuple[int, float, int], _Table] = {}
+_TABLE_MEMO_SIZE = 8
+
+
+def _standings_table(tournament: Tournament) -> _Table:
+    """Read once per tournament version in a process: after a result every phone's
+    standings around its player change, and each would otherwise read the table again
+    (four queries) to show 18 rows of it. Standings are stored in the write that moves
+    the version, so a version's table never changes."""
+    t = tournament
+    key = (t.pk, t.created_at.timestamp(), t.version)
+    table = _TABLE_MEMO.get(key)
+    if table is None:
+        rows = list(
+            Standing.objects.filter(tournament=t)
+            .order_by("position")
+            .values_list(*STANDINGS_COLUMNS)
+        )
+        state = StandingsState.objects.filter(tournament=t).first()
+        table = _Table(
+            rows=rows,
+            position_of={row[7]: i for i, row in enumerate(rows, start=1)},
+            after_round=state.after_round if state else None,
+        )
+        if len(_TABLE_MEMO) >= _TABLE_MEMO_SIZE:
+            _TABLE_MEMO.clear()
+        _TABLE_MEMO[key] = table
+    return table
+
+
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
     """The leaders and the rows around `me`, for the standings on the player's phone."""
-    count = Standing.objects.filter(tournament=tournament).count()
-    own = Standing.objects.filter(player=me).values_list("position", flat=True).first()
+    table = _standings_table(tournament)
+    count = len(table.rows)
+    own = table.position_of.get(me.external_id)
     top, around = near_window(own or 0, count)
     wanted = [*top, *around]
-    rows = list(
-        Standing.objects.filter(tournament=tournament, position__in=wanted)
-        .order_by("position")
-        .values_list(*STANDINGS_COLUMNS)
-    )
+    rows = [table.rows[i - 1] for i in wanted]
     gap = bool(around) and around.start > top.stop
     leaders, others = rows[: len(top)], rows[len(top) :]
-    context = _standings_context(tournament, leaders, count, me=me.external_id)
+    context = _standings_context(
+        tournament, leaders, count, me=me.external_id, after_round=table.after_round
+    )
     if others:
         keys = list(rows[0][5])
         more = standings_rows_html(tournament, others, keys, me=me.external_id)
