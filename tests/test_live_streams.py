@@ -102,6 +102,8 @@ def test_standings_around_a_player_are_told_at_most_once_in_a_while(
     enter(t, match)
     live.refresh(t.pk)
     hub.tick(now=1)
+    assert inbox.take() == []  # the page was loaded a second ago: this waits
+    hub.tick(now=stream.NEAR_EVERY_SECONDS)
     assert inbox.take() == [["near"]]
 
     other = (
@@ -112,9 +114,9 @@ def test_standings_around_a_player_are_told_at_most_once_in_a_while(
     assert other is not None
     enter(t, other)
     live.refresh(t.pk)
-    hub.tick(now=2)
+    hub.tick(now=stream.NEAR_EVERY_SECONDS + 1)
     assert inbox.take() == []  # told a second ago: this waits
-    hub.tick(now=1 + stream.NEAR_EVERY_SECONDS)
+    hub.tick(now=2 * stream.NEAR_EVERY_SECONDS)
     told = inbox.take()
     assert told in ([["near"]], [])  # told once more if the rows around a moved, never twice
 
@@ -301,3 +303,31 @@ def test_under_asgi_the_stream_is_answered_on_the_loop_and_the_rest_goes_to_the_
     asyncio.run(call("/t/no-such-event/live/"))  # Django answers 404
     asyncio.run(call(f"/t/{t.slug}/live/", host=b"evil.example"))  # Django answers 400
     assert passed == [f"/t/{t.slug}/players/p1/", "/t/no-such-event/live/", f"/t/{t.slug}/live/"]
+
+
+def test_a_player_whose_rank_moved_at_another_table_is_told_later_not_at_once(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    live.refresh(t.pk)
+    match, (a, b) = seated(t)
+    base = live.record_base(t)
+    players = list(Player.objects.filter(tournament=t).exclude(pk__in=[a.pk, b.pk]))
+    before = {p.external_id: cache.get(live.page_version_key(base, "player", p.external_id))
+              for p in players}  # fmt: skip
+    inboxes = {p.external_id: Inbox() for p in players}
+    for pid, inbox in inboxes.items():
+        hub.subscribe(base, (("player", pid),), inbox)
+    hub.tick(now=0)
+    enter(t, match)
+    live.refresh(t.pk)
+    moved = [
+        pid for pid in before
+        if cache.get(live.page_version_key(base, "player", pid)) != before[pid]
+    ]  # fmt: skip
+    assert moved, "the result moved no other player's page: the scenario needs one"
+    hub.tick(now=1)
+    assert all(inboxes[pid].take() == [] for pid in moved)  # their own match did not change
+    hub.tick(now=1 + stream.PLAYER_EVERY_SECONDS)
+    assert all(inboxes[pid].take() == [["player"]] for pid in moved)

@@ -235,6 +235,8 @@ def digests(t: Tournament) -> dict[str, bytes]:
     rows_by_player = {row[0]: row for row in standing_rows}
     out: dict[str, bytes] = {}
     for pid, fields in players.items():
+        # What must reach the phone at once: their own matches (tournaments.stream).
+        out[f"own:{fields[0]}"] = _digest(tournament_wide, fields, own_digest.get(pid, b""))
         out[f"player:{fields[0]}"] = _digest(
             tournament_wide,
             fields,

@@ -9,10 +9,10 @@ only a 304.
 One `Hub` per process watches the cache for each event that has open streams, every
 CHECK_SECONDS, with one read for all of them:
 - a player's own page and their standings around them ("tracked" pages) are told when
-  the version tournaments.live recorded for that player's page moved (live.refresh), so
-  a result reaches the two players' phones and their opponents', not the whole hall;
-  standings around a player move with every result near them and are told at most once
-  every NEAR_EVERY_SECONDS;
+  the version tournaments.live recorded for that player's page moved (live.refresh): a
+  result reaches the two players' phones at once (their "own" record moved), and the
+  pages whose ranks or opponents' rows moved at most every PLAYER_EVERY_SECONDS or
+  NEAR_EVERY_SECONDS (each result moves hundreds of ranks);
 - shared pages (whole standings, pairings, the event home) are told after any write, at
   most once every SHARED_EVERY_SECONDS;
 - when no record is kept (LIVE_PREWARM off: development and tests) every open page is
@@ -54,11 +54,17 @@ CHECK_SECONDS = 0.5
 # table is 40 kB compressed at 2,048 players, so not more often than this.
 SHARED_EVERY_SECONDS = 4.0
 NEAR_EVERY_SECONDS = 30.0
+# A player's page also shows their rank and their opponents' results, which move with
+# results at other tables (hundreds of players' ranks after each): told at most this
+# often for those, at once when their own match changed (the "own" record, live.digests).
+PLAYER_EVERY_SECONDS = 30.0
 KEEPALIVE_SECONDS = 20.0  # below the idle timeouts of common proxies (nginx: 60 s)
 STREAM_SECONDS = 600.0  # then EventSource reconnects: streams do not live forever
 RETRY_MS = 3000  # EventSource's reconnection delay, sent to it
 # How often each tracked page may be told at most, in seconds.
-EVERY: dict[str, float] = {"player": 0.0, "near": NEAR_EVERY_SECONDS}
+EVERY: dict[str, float] = {"player": PLAYER_EVERY_SECONDS, "near": NEAR_EVERY_SECONDS}
+# The records a tracked page watches besides its own, each telling it at once.
+URGENT: dict[str, str] = {"player": "own"}
 
 Deliver = Callable[[list[str]], None]
 
@@ -71,6 +77,7 @@ class Subscription:
     last: dict[tuple[str, str], object] = field(default_factory=dict)
     told: dict[str, float] = field(default_factory=dict)  # page -> when last told
     due: set[str] = field(default_factory=set)  # changed, waiting for its EVERY
+    urgent: set[str] = field(default_factory=set)  # changed: told without waiting
     ready: bool = False  # `last` read once: from then on a move is a change
     at: str = ""  # the version the page showed when it opened its stream, if it said
 
@@ -144,29 +151,40 @@ class Hub:
         # whose starting point is read once (a hall of phones joins over minutes).
         look = tracked if seen != state.seen else [s for s in tracked if not s.ready]
         if look:
-            keys = {page_version_key(base, *p) for s in look for p in s.pages}
+            keys = {page_version_key(base, *p) for s in look for p in _watched(s)}
             versions = cache.get_many(list(keys))
             for sub in look:
-                for page in sub.pages:
-                    version = versions.get(page_version_key(base, *page))
-                    if sub.ready and version != sub.last.get(page):
-                        sub.due.add(page[0])
+                for page, pid in sub.pages:
+                    version = versions.get(page_version_key(base, page, pid))
+                    if sub.ready and version != sub.last.get((page, pid)):
+                        sub.due.add(page)
                     elif (
                         not sub.ready and sub.at and version is not None and f"{version}" != sub.at
                     ):
-                        sub.due.add(page[0])  # it changed between the page load and the stream
-                    sub.last[page] = version
+                        sub.urgent.add(page)  # it changed between the page load and the stream
+                    sub.last[(page, pid)] = version
+                    if page in URGENT:
+                        key = (URGENT[page], pid)
+                        version = versions.get(page_version_key(base, *key))
+                        if sub.ready and version != sub.last.get(key):
+                            sub.urgent.add(page)
+                        sub.last[key] = version
+                if not sub.ready:  # the page was just loaded: as good as told
+                    sub.told.update((page, now) for page, _ in sub.pages)
                 sub.ready = True
         if bumped != state.bumped and state.ready:
             state.shared_due = True
             if seen is None:  # no record kept: every open page asks, its ETag answers
                 for sub in tracked:
-                    sub.due.update(page for page, _ in sub.pages)
+                    sub.urgent.update(page for page, _ in sub.pages)
         state.seen, state.bumped, state.ready = seen, bumped, True
         for sub in tracked:
-            ripe = [p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)]
+            ripe = set(sub.urgent) | {
+                p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)
+            }
             if ripe:
                 sub.due.difference_update(ripe)
+                sub.urgent.difference_update(ripe)
                 sub.told.update((p, now) for p in ripe)
                 _tell(sub, sorted(ripe))
         if state.shared_due and now - state.shared_at >= SHARED_EVERY_SECONDS:
@@ -174,6 +192,10 @@ class Hub:
             for sub in subs:
                 if not sub.pages:
                     _tell(sub, ["shared"])
+
+
+def _watched(sub: Subscription) -> list[tuple[str, str]]:
+    return [*sub.pages, *((URGENT[page], pid) for page, pid in sub.pages if page in URGENT)]
 
 
 def _tell(sub: Subscription, pages: list[str]) -> None:
