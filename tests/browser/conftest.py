@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,13 @@ def page(browser: object, live_server: object) -> Iterator[object]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(autouse=True)
+def _pages_poll_the_live_server(settings: Any) -> None:
+    """The live server shares one in-memory SQLite connection between its threads; a
+    page's event stream holds a thread and its lookups meet the test's own queries
+    ("database table is locked"). Here pages fall back to polling (the stream answers
+    204, as under a WSGI server without stream threads): the streams themselves are
+    tested in tests/test_live_streams.py and, on the shipped server, tests/test_deploy.py."""
+    settings.LIVE_STREAM_THREADS = False
