@@ -3,7 +3,6 @@ around a player, compression, and public responses a shared cache may keep."""
 
 from __future__ import annotations
 
-import copy
 import gzip
 import re
 from typing import Any
@@ -19,17 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def event(small_doc: dict) -> Any:
-    doc = copy.deepcopy(small_doc)
-    # Round 3 in progress: table 1 reported, tables 2 and 3 still open.
-    doc["rounds"].append(
-        {"number": 3, "matches": [
-            {"table": 1, "players": ["p1", "p3"], "wins": [2, 0], "draws": 0},
-            {"table": 2, "players": ["p4", "p7"]},
-            {"table": 3, "players": ["p5", "p6"]},
-        ]}
-    )  # fmt: skip
-    return import_document(doc)
+def event(playing_event: Any) -> Any:
+    """Round 3 in progress: table 1 reported, tables 2 and 3 still open (conftest)."""
+    return playing_event
 
 
 def _record(event: Any) -> None:
