@@ -34,9 +34,10 @@ test: install
 	$(BIN)/python -m pytest
 
 # The same suite against the machine's PostgreSQL server, browser tests aside: they drive
-# the same views through chromium and run in `make test` (keeps CI under ~10 minutes).
+# the same views through chromium and run in `make test`; so do tests/unit, which use no
+# database (keeps CI near 10 minutes).
 test-postgres: install
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -m "not browser"
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -m "not browser" --ignore=tests/unit
 
 lint: install
 	$(BIN)/ruff check .
