@@ -9,9 +9,10 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 
 from tournaments.models import Tournament
+from tournaments.tokens import player_for_token
 
 
 def can_manage(user: Any, tournament: Tournament) -> bool:
@@ -34,5 +35,40 @@ def manager_required(
         if not can_manage(request.user, tournament):
             raise PermissionDenied("You do not manage this tournament.")
         return view(request, tournament, *args, **kwargs)
+
+    return wrapped
+
+
+# --- players' private links (issue 14) ----------------------------------------------------
+
+UNKNOWN_LINK = (
+    "This private link is not valid: it was not copied whole, or the organizer has "
+    "replaced it with a new one. Ask the organizer for your new link."
+)
+
+
+def private_headers(response: HttpResponse) -> HttpResponse:
+    """What every answer whose path holds a token carries: no copy kept, no Referer
+    sent on, and no line in Django's request log (a 4xx would log its path)."""
+    response["Cache-Control"] = "private, no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
+
+
+def private_link(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Find the token's player (or answer 404 with a clear message) and set the headers
+    every answer carrying a token needs. The view gets (request, player, token, ...)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        player = player_for_token(token)
+        if player is None:
+            response = render(
+                request, "tournaments/private/unknown.html", {"message": UNKNOWN_LINK}, status=404
+            )
+        else:
+            response = view(request, player, token, *args, **kwargs)
+        return private_headers(response)
 
     return wrapped

@@ -9,8 +9,6 @@ log (a refused check-in would log its path, token and all, as a warning).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -23,44 +21,16 @@ from tournaments import ratelimit
 from tournaments.models import Player
 from tournaments.pages import registration as pages
 from tournaments.pages.common import current_round
+from tournaments.permissions import private_link
 from tournaments.services import registration as services
 from tournaments.services.writing import ServiceError
-from tournaments.tokens import player_for_token
 from tournaments.venue import phone_url
 from tournaments.views.registration import qr_svg
 
 P = "tournaments/private/"
-UNKNOWN = (
-    "This private link is not valid: it was not copied whole, or the organizer has "
-    "replaced it with a new one. Ask the organizer for your new link."
-)
 # Per private link: a player taps check-in once; a script trying its luck gets stopped.
 TOKEN_LIMIT = 20
 TOKEN_WINDOW_S = 60
-
-
-def private(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Find the token's player (or answer 404 with a clear message) and set the headers
-    every answer carrying a token needs."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        player = player_for_token(token)
-        if player is None:
-            response = render(request, P + "unknown.html", {"message": UNKNOWN}, status=404)
-        else:
-            response = view(request, player, token, *args, **kwargs)
-        return private_headers(response)
-
-    return wrapped
-
-
-def private_headers(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "private, no-store"
-    response["Referrer-Policy"] = "no-referrer"
-    # Django logs every 4xx answer with its path; here the path holds the token.
-    response._has_been_logged = True  # type: ignore[attr-defined]
-    return response
 
 
 def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
@@ -80,14 +50,14 @@ def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> 
     }
 
 
-@private
+@private_link
 @require_GET
 def page(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     template = P + ("_card.html" if request.htmx else "page.html")
     return render(request, template, _context(request, player, token))
 
 
-@private
+@private_link
 @require_GET
 def qr(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """The QR code of the private link itself, to keep on the phone or photograph."""
@@ -95,7 +65,7 @@ def qr(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     return HttpResponse(qr_svg(url), content_type="image/svg+xml")
 
 
-@private
+@private_link
 @require_POST
 def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """The player checks in from their own page (before round 1)."""

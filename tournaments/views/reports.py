@@ -12,7 +12,6 @@ log, because the token is in the path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
@@ -25,16 +24,11 @@ from tournaments import ratelimit
 from tournaments.models import Match, Player, Tournament
 from tournaments.pages import reports as pages
 from tournaments.parsing import ascii_int
-from tournaments.permissions import manager_required
+from tournaments.permissions import manager_required, private_link
 from tournaments.services import reports as services
 from tournaments.services.writing import ServiceError
-from tournaments.tokens import player_for_token
 
 P = "tournaments/private/"
-UNKNOWN = (
-    "This private link is not valid: it was not copied whole, or the organizer has "
-    "replaced it with a new one. Ask the organizer for your new link."
-)
 # A player writes a few times a round (report, perhaps a correction, a drop); twenty a
 # minute from one link is far above that and stops a script hammering one match.
 TOKEN_LIMIT = 20
@@ -46,28 +40,6 @@ ADDRESS_WINDOW_S = 60
 TOO_MANY = "Too many reports from this link or address in a minute: wait a moment, then try again."
 BAD_NUMBER = "Choose the number of games from the lists: {field} is not a number of games."
 MAX_TYPED = 99  # rules.MAX_GAMES: beyond it a number is a typo, refused before the rules
-
-
-def _headers(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "private, no-store"
-    response["Referrer-Policy"] = "no-referrer"
-    response._has_been_logged = True  # type: ignore[attr-defined]  # the path holds the token
-    return response
-
-
-def private(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """The token's player (404 with a clear message when the link is not valid)."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        player = player_for_token(token)
-        if player is None:
-            response = render(request, P + "unknown.html", {"message": UNKNOWN}, status=404)
-        else:
-            response = view(request, player, token, *args, **kwargs)
-        return _headers(response)
-
-    return wrapped
 
 
 def _limited(request: HttpRequest, player: Player) -> bool:
@@ -162,7 +134,7 @@ def _seen(request: HttpRequest) -> str:
     return seen[:64]
 
 
-@private
+@private_link
 @require_GET
 def panel(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """The report panel (it polls itself while waiting for the opponent)."""
@@ -170,7 +142,7 @@ def panel(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     return render(request, template, _context(player, token, template))
 
 
-@private
+@private_link
 @require_POST
 def report(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     if _limited(request, player):
@@ -193,7 +165,7 @@ def report(request: HttpRequest, player: Player, token: str) -> HttpResponse:
 
 
 def _reply(action: Callable[..., Any], done: str) -> Callable[..., HttpResponse]:
-    @private
+    @private_link
     @require_POST
     def view(request: HttpRequest, player: Player, token: str) -> HttpResponse:
         if _limited(request, player):
@@ -213,7 +185,7 @@ dispute = _reply(services.dispute, "Disputed: the organizer will settle the resu
 dispute.__doc__ = "The opponent disputes the report: the organizer settles it."
 
 
-@private
+@private_link
 @require_POST
 def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """Drop after this round: the first POST asks again (confirm=yes drops)."""
