@@ -36,7 +36,14 @@ import queue
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+)
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -208,10 +215,19 @@ def _tell(sub: Subscription, pages: list[str]) -> None:
 hub = Hub()
 
 
-def tracked_pages(params: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    """The tracked pages a stream follows: ?player=<id> or ?near=<id> (a page follows
-    its own, with ?at=<the version it shows>)."""
-    return tuple((page, params[page][:200]) for page in TRACKED if params.get(page))
+def following(params: Mapping[str, str]) -> tuple[tuple[tuple[str, str], ...], str]:
+    """What a stream's query asks to follow: the tracked pages (?player=<id> or
+    ?near=<id>; none for a shared page) and ?at=, the version the page shows."""
+    pages = tuple((page, params[page][:200]) for page in TRACKED if params.get(page))
+    return pages, params.get("at", "")[:20]
+
+
+# Both ways of answering a stream (the development server's view, `asgi_streams`).
+STREAM_HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-store",
+    "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+}
 
 
 def _message(pages: list[str]) -> str:
@@ -311,17 +327,13 @@ def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
             {
                 "type": "http.response.start",
                 "status": 200,
-                "headers": [
-                    (b"content-type", b"text/event-stream"),
-                    (b"cache-control", b"no-store"),
-                    (b"x-accel-buffering", b"no"),
-                ],
+                "headers": [(k.lower().encode(), v.encode()) for k, v in STREAM_HEADERS.items()],
             }
         )
         if scope["method"] == "HEAD":
             await send({"type": "http.response.body", "body": b""})
             return
-        body = aevents(base, tracked_pages(params), params.get("at", "")[:20], STREAM_SECONDS)
+        body = aevents(base, *following(params), STREAM_SECONDS)
 
         async def relay() -> None:
             async for chunk in body:

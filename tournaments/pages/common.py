@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from tournaments.models import Match, MatchKind, Round, Tournament
 from tournaments.rules import playoff_name
+
+T = TypeVar("T")
 
 POLL_SECONDS = 3  # issue 4: phones show a change within 5 s
 
@@ -52,25 +55,33 @@ def current_round(tournament: Tournament) -> Round | None:
     return next((r for r in rounds[last_started:] if r.unplayed), rounds[-1])
 
 
-_ROUND_MEMO: dict[tuple[int, float, int], Round | None] = {}
+_VERSION_MEMO: dict[tuple[str, int, float, int], Any] = {}
+_VERSION_MEMO_SIZE = 16  # a few events x a few versions; a 8,192-row table is ~4 MB
 _UNKNOWN = object()
-_ROUND_MEMO_SIZE = 64
+
+
+def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> T:
+    """`compute()`, remembered in this process for the tournament's version: for what
+    every phone's page reads after a write and is the same for all of them. Every write
+    moves the version (services.writing), so a version's answer never changes; the
+    creation time guards against a deleted event's pk being reused."""
+    t = tournament
+    key = (name, t.pk, t.created_at.timestamp(), t.version)
+    found = _VERSION_MEMO.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = compute()
+        if len(_VERSION_MEMO) >= _VERSION_MEMO_SIZE:
+            _VERSION_MEMO.clear()
+        _VERSION_MEMO[key] = found
+    return found  # type: ignore[no-any-return]
 
 
 def current_round_for_reading(tournament: Tournament) -> Round | None:
-    """`current_round`, remembered per tournament version in this process, for pages
-    that only read it: every player's page asks, and after each write the same answer
-    (a scan of every round's matches) would be computed once per player. Every write
-    that can move it (results, pairings, clocks) moves the version. A copy each time:
-    callers never share an instance."""
-    key = (tournament.pk, tournament.created_at.timestamp(), tournament.version)
-    found = _ROUND_MEMO.get(key, _UNKNOWN)
-    if found is _UNKNOWN:
-        found = current_round(tournament)
-        if len(_ROUND_MEMO) >= _ROUND_MEMO_SIZE:
-            _ROUND_MEMO.clear()
-        _ROUND_MEMO[key] = found
-    return copy.copy(found) if isinstance(found, Round) else None
+    """`current_round` once per version (`per_version`), for pages that only read it:
+    every player's page asks after each write (a scan of every round's matches). A copy
+    each time: callers never share an instance."""
+    found = per_version(tournament, "current_round", lambda: current_round(tournament))
+    return copy.copy(found) if found is not None else None
 
 
 def missing_results(round_: Round) -> int:

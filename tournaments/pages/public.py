@@ -37,6 +37,7 @@ from tournaments.pages.common import (
     current_round,
     current_round_for_reading,
     missing_results,
+    per_version,
     round_label,
 )
 from tournaments.parsing import ascii_int
@@ -115,34 +116,25 @@ class _Table:
     after_round: int | None
 
 
-_TABLE_MEMO: dict[tuple[int, float, int], _Table] = {}
-_TABLE_MEMO_SIZE = 8
-
-
 def _standings_table(tournament: Tournament) -> _Table:
-    """Read once per tournament version in a process: after a result every phone's
+    """Read once per tournament version (`per_version`): after a result every phone's
     standings around its player change, and each would otherwise read the table again
-    (four queries) to show 18 rows of it. Standings are stored in the write that moves
-    the version, so a version's table never changes."""
-    t = tournament
-    key = (t.pk, t.created_at.timestamp(), t.version)
-    table = _TABLE_MEMO.get(key)
-    if table is None:
+    (four queries) to show 18 rows of it."""
+
+    def read() -> _Table:
         rows = list(
-            Standing.objects.filter(tournament=t)
+            Standing.objects.filter(tournament=tournament)
             .order_by("position")
             .values_list(*STANDINGS_COLUMNS)
         )
-        state = StandingsState.objects.filter(tournament=t).first()
-        table = _Table(
+        state = StandingsState.objects.filter(tournament=tournament).first()
+        return _Table(
             rows=rows,
             position_of={row[7]: i for i, row in enumerate(rows, start=1)},
             after_round=state.after_round if state else None,
         )
-        if len(_TABLE_MEMO) >= _TABLE_MEMO_SIZE:
-            _TABLE_MEMO.clear()
-        _TABLE_MEMO[key] = table
-    return table
+
+    return per_version(tournament, "standings_table", read)
 
 
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:

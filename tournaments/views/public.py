@@ -18,7 +18,6 @@ from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
-from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import (
     Http404,
@@ -261,23 +260,19 @@ def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 
 def live_events(request: HttpRequest, slug: str) -> HttpResponse:
-    """A live page's event stream (tournaments.stream): ?player=<id> for a player's page,
-    ?near=<id> for the standings around them, nothing for a shared page."""
+    """A live page's event stream (tournaments.stream) under a WSGI server: ?player=<id>
+    for a player's page, ?near=<id> for the standings around them, nothing for a shared
+    page. (Under ASGI, tournaments/asgi.py answers streams before Django.)"""
     base = stream.event_base(slug)
     if base is None:
         raise Http404("No such tournament")
-    pages = stream.tracked_pages(request.GET.dict())
-    at = request.GET.get("at", "")[:20]
-    body: Any
-    if isinstance(request, ASGIRequest):
-        body = stream.aevents(base, pages, at, seconds=stream.STREAM_SECONDS)
-    elif settings.LIVE_STREAM_THREADS:
-        body = stream.events(base, pages, at, seconds=stream.STREAM_SECONDS)
-    else:
+    if not settings.LIVE_STREAM_THREADS:
         return HttpResponse(status=204)  # EventSource stops; live.js polls instead
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    pages, at = stream.following(request.GET)
+    body = stream.events(base, pages, at, seconds=stream.STREAM_SECONDS)
+    response = StreamingHttpResponse(body)
+    for name, value in stream.STREAM_HEADERS.items():
+        response[name] = value
     return response
 
 
