@@ -58,7 +58,7 @@ from tournaments.services.writing import (
     LOCK_TIMEOUT_SECONDS,
     ServiceError,
     Write,
-    _is_busy,
+    is_busy,
     writing,
 )
 
@@ -126,7 +126,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
             if w.entries:
                 AuditEntry.objects.bulk_create(w.entries)
     except OperationalError as exc:
-        if _is_busy(exc):
+        if is_busy(exc):
             raise ServiceError(BUSY) from exc
         raise
 

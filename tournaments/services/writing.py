@@ -130,7 +130,7 @@ def writing(
             if w.dirty:
                 _commit(w)
     except OperationalError as exc:
-        if _is_busy(exc):
+        if is_busy(exc):
             raise ServiceError(BUSY) from exc
         raise
 
@@ -154,6 +154,6 @@ def _commit(w: Write) -> None:
     transaction.on_commit(lambda: live.changed(pk), robust=True)
 
 
-def _is_busy(exc: OperationalError) -> bool:
+def is_busy(exc: OperationalError) -> bool:
     text = str(exc).lower()
     return "lock timeout" in text or "database is locked" in text or "lock_timeout" in text
