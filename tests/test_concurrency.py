@@ -463,3 +463,25 @@ def test_eight_restores_of_one_event_at_once_make_eight_events_with_eight_slugs(
     assert errors == []
     slugs = list(Tournament.objects.filter(name=small_doc["name"]).values_list("slug", flat=True))
     assert len(slugs) == len(set(slugs)) == 8
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_an_import_refreshes_postgresqls_planner_statistics_on_commit(
+    small_doc: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    """Planned on stale counts the players' pages chose hash joins over every seat."""
+    require_postgres()
+    from tournaments.services import import_document
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_reset()")
+    with django_capture_on_commit_callbacks(execute=True):
+        import_document(small_doc)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, analyze_count FROM pg_stat_user_tables"
+            " WHERE relname IN ('tournaments_seat', 'tournaments_match')"
+        )
+        counts = dict(cursor.fetchall())
+    assert counts == {"tournaments_seat": 1, "tournaments_match": 1}

@@ -337,16 +337,25 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
     """Both events have a Day 2 cut, players who stopped early and a top 8; every `step`-th player is checked
     (all of the smaller one), each one against explain() on the whole event."""
     from scoring.engine.explain import explain
-    from scoring.services import event_record, explanation, neighbourhood, neighbourhood_record
+    from scoring.services import (
+        event_record,
+        explanation,
+        neighbourhood,
+        neighbourhood_record,
+        seating,
+    )
     from tests.conftest import load_shared
     from tournaments.models import Player
 
     t = import_document(load_shared(f"data/real/{name}.json"))
     whole = event_record(t)
+    everyone = seating(t)  # what the phones' pages read once per version
     players = list(Player.objects.filter(tournament=t).order_by("id"))[::step]
     frozen = 0
     for player in players:
-        part = neighbourhood_record(t, neighbourhood(t, player))
+        hood = neighbourhood(t, player)
+        assert everyone.neighbourhood(player) == hood, player.external_id
+        part = neighbourhood_record(t, hood)
         assert len(part.players) < len(whole.players)
         found = explanation(t, player)
         assert found == explain(whole, player.external_id), player.external_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -58,6 +59,10 @@ def current_round(tournament: Tournament) -> Round | None:
 _VERSION_MEMO: dict[tuple[str, int, float, int], Any] = {}
 _VERSION_MEMO_SIZE = 16  # a few events x a few versions; a 8,192-row table is ~4 MB
 _UNKNOWN = object()
+# One computation per key at a time: after a write a page server's threads all ask for
+# the new version at once, and each computing it would multiply the work by the threads.
+_COMPUTING: dict[tuple[str, int, float, int], threading.Lock] = {}
+_COMPUTING_LOCK = threading.Lock()
 
 
 def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> T:
@@ -68,11 +73,19 @@ def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> 
     t = tournament
     key = (name, t.pk, t.created_at.timestamp(), t.version)
     found = _VERSION_MEMO.get(key, _UNKNOWN)
-    if found is _UNKNOWN:
-        found = compute()
-        if len(_VERSION_MEMO) >= _VERSION_MEMO_SIZE:
-            _VERSION_MEMO.clear()
-        _VERSION_MEMO[key] = found
+    if found is not _UNKNOWN:
+        return found  # type: ignore[no-any-return]
+    with _COMPUTING_LOCK:
+        lock = _COMPUTING.setdefault(key, threading.Lock())
+    with lock:
+        found = _VERSION_MEMO.get(key, _UNKNOWN)  # computed while this thread waited
+        if found is _UNKNOWN:
+            found = compute()
+            if len(_VERSION_MEMO) >= _VERSION_MEMO_SIZE:
+                _VERSION_MEMO.clear()
+            _VERSION_MEMO[key] = found
+    with _COMPUTING_LOCK:
+        _COMPUTING.pop(key, None)
     return found  # type: ignore[no-any-return]
 
 

@@ -24,10 +24,12 @@ from scoring.models import Standing, StandingsState
 from scoring.services import (
     HoodSeat,
     Neighbourhood,
+    Seating,
     edge,
     explanation,
     neighbourhood,
     points_stored,
+    seating,
 )
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
@@ -135,6 +137,12 @@ def _standings_table(tournament: Tournament) -> _Table:
         )
 
     return per_version(tournament, "standings_table", read)
+
+
+def event_seating(tournament: Tournament) -> Seating:
+    """Every seat of the event, read once per version (`per_version`): each player's
+    page builds its neighbourhood from it instead of two queries of its own."""
+    return per_version(tournament, "seating", lambda: seating(tournament))
 
 
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
@@ -370,7 +378,7 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
     A pending or rejected entry is not in the event: its page does not exist."""
     if me.entry != Entry.ACCEPTED:
         raise Http404("No such player")
-    hood = neighbourhood(t, me)
+    hood = neighbourhood(t, me, event_seating(t))
     history, names = player_rounds(t, me, hood)
     standing = Standing.objects.filter(player=me).first()
     card = player_card(t, me, history, standing)

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
@@ -58,7 +58,20 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
                 f"Imported {len(doc['players'])} players and {len(doc.get('rounds', []))} rounds"
                 + restored,
             )
+        transaction.on_commit(_refresh_planner_statistics, robust=True)
     return tournament
+
+
+def _refresh_planner_statistics() -> None:
+    """PostgreSQL plans from row counts it samples in the background (autovacuum, within
+    a minute or so). An import can add tens of thousands of seats at once; planned on the
+    old counts, the players' pages' queries chose hash joins over every seat (8 ms instead
+    of 1.5 ms at 2,048 players) until then."""
+    if connection.vendor != "postgresql":
+        return
+    tables = [m._meta.db_table for m in (Player, Round, Match, Seat)]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
 
 
 def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
