@@ -209,3 +209,15 @@ def test_the_command_line_csv_escapes_a_name_a_spreadsheet_would_run(
     call_command("standings", paired.slug, "--format", "csv", stdout=out)
     assert "'=HYPERLINK" in out.getvalue() and "\n=HYPERLINK" not in out.getvalue()
     assert event_record(paired).players
+
+
+def test_every_request_context_shares_one_redis_connection_pool() -> None:
+    """Django keeps a cache object per context, and under ASGI each request has its own:
+    a pool each opened a connection per request."""
+    from tournaments.cache import SoftRedisCache
+
+    url = f"redis://127.0.0.1:{closed_port()}/0"
+    one, other = SoftRedisCache(url, {}), SoftRedisCache(url, {})
+    assert one is not other and one._cache is other._cache
+    elsewhere = SoftRedisCache(f"redis://127.0.0.1:{closed_port()}/1", {})
+    assert elsewhere._cache is not one._cache
