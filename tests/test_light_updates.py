@@ -275,3 +275,35 @@ def test_standings_around_a_player_follow_each_result_though_the_table_is_read_o
     assert before != after
     row = re.search(r'<tr class="me">.*?</tr>', after, re.S)
     assert row is not None and "Eva Lund" in row[0] and "1-1-1" in row[0]  # p5's new record
+
+
+def test_a_players_page_is_rendered_once_per_change_for_every_phone_that_follows_it(
+    client: Client, event: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kept in the page server's process (live.own_fragment), not in the shared cache:
+    the page of a player at a feature table is rendered once however many phones ask,
+    plain and compressed alike, and again only once it changed."""
+    from django.core.cache import cache
+
+    from tournaments.pages import public as public_pages
+
+    _record(event)
+    built: list[str] = []
+    real = public_pages.player
+    monkeypatch.setattr(
+        public_pages, "player", lambda t, me: built.append(me.external_id) or real(t, me)
+    )
+    cache_reads: list[Any] = []
+    real_get = cache.get
+    monkeypatch.setattr(cache, "get", lambda *a, **k: cache_reads.append(a) or real_get(*a, **k))
+    url = f"/t/{event.slug}/players/p4/"
+    pages = [_poll(Client(), url) for _ in range(3)]
+    zipped = Client().get(url, HTTP_HX_REQUEST="true", HTTP_ACCEPT_ENCODING="gzip")
+    assert built == ["p4"] and not [key for key in cache_reads if "partial:" in str(key)]
+    assert len({p.content for p in pages}) == 1
+    assert gzip.decompress(zipped.content) == pages[0].content
+    match = Match.objects.get(round__tournament=event, round__number=3, table=2)
+    services.record_result(match=match, wins=(2, 1), draws=0)
+    _record(event)
+    assert 'data-result="win 2-1"' in _poll(client, url).content.decode()
+    assert built == ["p4", "p4"]

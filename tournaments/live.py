@@ -26,6 +26,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
@@ -121,6 +122,48 @@ def fragment_gz(
         body = gzip.compress(html.encode(), compresslevel=6, mtime=0)
         cache.set(key, body, FRAGMENT_SECONDS)
     return body
+
+
+# A player's own pages have one reader, each change is rendered once for that phone, and
+# its ETag (the recorded version) answers every repeat with a 304 before any render: the
+# shared cache bought nothing for them but six round trips a refresh (get, lock, set,
+# unlock, and the same for the gzipped copy), a third of a phone server's time under
+# load. They are kept for a while in this process instead: a page many phones follow
+# (a player at a feature table) is still rendered once per change per process.
+_OWN: OrderedDict[str, tuple[str, bytes | None]] = OrderedDict()
+_OWN_SIZE = 2048
+_OWN_LOCK = threading.Lock()
+
+
+def own_fragment(
+    t: Tournament,
+    partial: str,
+    query: str,
+    subject: str,
+    build: Callable[[], dict[str, Any]],
+    version: int,
+    *,
+    gz: bool,
+) -> str | bytes:
+    """A tracked page's fragment (HTML, or gzip-compressed with `gz`), kept in this
+    process (see above) instead of the shared cache."""
+    key = fragment_key(t, partial, query, subject, version)
+    with _OWN_LOCK:
+        found = _OWN.get(key)
+        if found is not None:
+            _OWN.move_to_end(key)
+    if found is None:
+        found = (render(t, partial, query, build()), None)
+    html, body = found
+    if gz and body is None:
+        body = gzip.compress(html.encode(), compresslevel=6, mtime=0)
+        found = (html, body)
+    with _OWN_LOCK:
+        _OWN[key] = found
+        _OWN.move_to_end(key)
+        while len(_OWN) > _OWN_SIZE:
+            _OWN.popitem(last=False)
+    return body if gz else html  # type: ignore[return-value]
 
 
 def content_tag(html: str | bytes) -> str:

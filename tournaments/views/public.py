@@ -127,7 +127,15 @@ def _page(
         etag = quote_etag(f"{tag}-p-{quote(subject, safe='')}-{query}")
         if _fresh(request, etag):
             return _not_modified(etag)
-        if "gzip" not in request.headers.get("Accept-Encoding", ""):
+        gz = "gzip" in request.headers.get("Accept-Encoding", "")
+        if version is not None:  # a player's own page: see live.own_fragment
+            response = HttpResponse(
+                live.own_fragment(t, partial, query, subject, build, version, gz=gz)
+            )
+            if gz:
+                response["Content-Encoding"] = "gzip"
+                patch_vary_headers(response, ["Accept-Encoding"])
+        elif not gz:
             response = HttpResponse(live.fragment(t, partial, query, subject, build, version))
         else:
             # A 2,048-player table is ~400 kB of HTML: compressed once per version.
@@ -137,7 +145,10 @@ def _page(
             patch_vary_headers(response, ["Accept-Encoding"])
         response["ETag"] = etag
         return response
-    html = live.fragment(t, partial, query, subject, build, version)
+    if version is not None:
+        html = str(live.own_fragment(t, partial, query, subject, build, version, gz=False))
+    else:
+        html = live.fragment(t, partial, query, subject, build, version)
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
     response = render(request, template, context)
     # Whose page it is changes what it shows (the Manage link): the tag says so.
