@@ -120,6 +120,8 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200 and b"Tournaments" in response.read()
             assert "max-age=31536000" in response.headers.get("Strict-Transport-Security", "")
+            # The server's part of the trip (tournaments/timing.py), for bench_phones.
+            assert response.headers["Server-Timing"].startswith("app;dur=")
         with urllib.request.urlopen(f"{base}/static/css/app.css", timeout=5) as response:
             assert response.status == 200 and b"prefers-color-scheme" in response.read()
         # A live page's event stream, answered on the event loop (tournaments/asgi.py).

@@ -331,3 +331,29 @@ def test_a_player_whose_rank_moved_at_another_table_is_told_later_not_at_once(
     assert all(inboxes[pid].take() == [] for pid in moved)  # their own match did not change
     hub.tick(now=1 + stream.PLAYER_EVERY_SECONDS)
     assert all(inboxes[pid].take() == [["player"]] for pid in moved)
+
+
+def test_server_timing_says_how_long_the_server_held_a_page_request() -> None:
+    import asyncio
+
+    from tournaments.timing import server_timing
+
+    sent: list[dict[str, Any]] = []
+
+    async def page(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.sleep(0.02)
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"a", b"1")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    asyncio.run(server_timing(page)({"type": "http"}, receive, send))
+    start, body = sent
+    name, value = start["headers"][-1]
+    assert start["headers"][0] == (b"a", b"1") and name == b"server-timing"
+    assert value.startswith(b"app;dur=") and float(value.split(b"=")[1]) >= 20
+    assert body == {"type": "http.response.body", "body": b"ok"}

@@ -18,5 +18,6 @@ from django.core.wsgi import get_wsgi_application
 pages = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
 from tournaments.stream import asgi_streams  # noqa: E402  (needs the apps loaded)
+from tournaments.timing import server_timing  # noqa: E402
 
-application = asgi_streams(pages, pages.executor)
+application = asgi_streams(server_timing(pages), pages.executor)
