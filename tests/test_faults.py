@@ -219,5 +219,7 @@ def test_every_request_context_shares_one_redis_connection_pool() -> None:
     url = f"redis://127.0.0.1:{closed_port()}/0"
     one, other = SoftRedisCache(url, {}), SoftRedisCache(url, {})
     assert one is not other and one._cache is other._cache
+    # ... and one redis-py client per pool, not one per command.
+    assert one._cache.get_client(write=True) is other._cache.get_client(write=False)
     elsewhere = SoftRedisCache(f"redis://127.0.0.1:{closed_port()}/1", {})
     assert elsewhere._cache is not one._cache
