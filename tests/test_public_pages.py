@@ -93,13 +93,17 @@ def test_earlier_rounds_can_be_viewed(client: Client, event: Any) -> None:
     assert "2-1" in html
 
 
-def test_the_player_page_lists_every_round_and_explains_the_tiebreakers(
+def test_the_player_page_lists_every_round_and_links_to_the_explained_tiebreakers(
     client: Client, event: Any
 ) -> None:
     html = client.get(f"/t/{event.slug}/players/p1/").content.decode()
     assert "Ben Ito" in html and "Gil Ray" in html and "Cleo Park" in html
-    assert "How the tiebreakers are computed" in html
-    assert "OMW%" in html
+    link = f"/t/{event.slug}/tiebreakers/p1/"
+    assert f'href="{link}" hx-get="{link}" hx-target="#tiebreakers"' in html
+    assert 'id="tiebreakers"' in html and "How the tiebreakers are computed" not in html
+    explained = client.get(link).content.decode()
+    assert "How the tiebreakers are computed" in explained and "OMW%" in explained
+    assert "Ben Ito" in explained and "Back to Ana Souza" in explained
 
 
 def test_an_unknown_player_is_a_404(client: Client, event: Any) -> None:
@@ -161,7 +165,7 @@ def test_a_compressed_fragment_is_served_to_phones_that_accept_gzip(
     assert "Ana Souza" in gzip.decompress(response.content).decode()
 
 
-# --- the player page's explanation of the tiebreakers ---------------------------------
+# --- the explanation of a player's tiebreakers (its own page) ---------------------------------
 
 
 def _explain_table(html: str) -> str:
@@ -226,27 +230,28 @@ def test_a_player_cut_after_day_one_sees_values_as_of_then_averaging_to_the_stor
     # p3 was 2-1 after Day 1 (6/9) and finished 3-2; the explanation uses the 6/9.
     assert (terms[0].opponent, terms[0].mw) == ("p3", Fraction(6, 9))
 
-    html = client.get(f"/t/{t.slug}/players/p4/").content.decode()
+    html = client.get(f"/t/{t.slug}/tiebreakers/p4/").content.decode()
     assert "Values as they stood after round 3 (end of Day 1)" in html
     table = _explain_table(html)
     assert table.count("<tr>") == 1 + len(terms) + 1  # head, one per term, total
     assert "66.67%" in table and "60.00%" not in table  # p3 then, not p3 now
     omw = f"{stored['omw'] * 100:.2f}%"
-    assert f"<dd>{omw}</dd>" in html  # the stored value above ...
+    page = client.get(f"/t/{t.slug}/players/p4/").content.decode()
+    assert f"<dd>{omw}</dd>" in page  # the stored value on the player's page ...
     assert f'<td class="num">{omw}</td>' in table.split("<tfoot>")[1]  # ... is the total
 
 
 def test_a_player_who_made_day_two_is_explained_without_an_as_of_line(client: Client) -> None:
     t = import_document(_two_day_doc())
-    html = client.get(f"/t/{t.slug}/players/p3/").content.decode()
+    html = client.get(f"/t/{t.slug}/tiebreakers/p3/").content.decode()
     assert "Values as they stood" not in html
     assert _explain_table(html).count("<tr>") == 2 + 5  # five opponents over two days
 
 
 def test_the_htmx_partial_of_a_frozen_player_carries_the_explanation(client: Client) -> None:
     t = import_document(_two_day_doc())
-    html = client.get(f"/t/{t.slug}/players/p8/", HTTP_HX_REQUEST="true").content.decode()
-    assert "<html" not in html
+    html = client.get(f"/t/{t.slug}/tiebreakers/p8/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in html and html.startswith('<section id="explanation">')
     assert "Values as they stood after round 3 (end of Day 1)" in html
     assert "<thead>" in _explain_table(html) and "<tfoot>" in _explain_table(html)
 
@@ -255,9 +260,10 @@ def test_a_pod_player_page_shows_what_each_game_adds_to_win_resistance(
     client: Client, pod7: dict[str, Any]
 ) -> None:
     t = import_document(pod7)
-    html = client.get(f"/t/{t.slug}/players/derek/").content.decode()
+    html = client.get(f"/t/{t.slug}/tiebreakers/derek/").content.decode()
     table = _explain_table(html)
-    assert "Win resistance" in html and "round robin is complete" in html
+    assert "Win resistance" in client.get(f"/t/{t.slug}/players/derek/").content.decode()
+    assert "round robin is complete" in html
     assert "Opp. win %" not in table  # skipped in a complete round robin
     # Derek beat Andy (4 wins), Tino (5), Mariano (2) and the bye (0): 11.
     for name, wr in (
@@ -291,7 +297,7 @@ def test_a_league_player_page_shows_placement_points_for_each_game(client: Clien
         ],
     }  # fmt: skip
     t = import_document(doc)
-    html = client.get(f"/t/{t.slug}/players/a/").content.decode()
+    html = client.get(f"/t/{t.slug}/tiebreakers/a/").content.decode()
     table = _explain_table(html)
     rows = table.split("<tbody>")[1].split("</tbody>")[0].split("<tr>")[1:]
     # 1st of 4 (11 points, +27.27 on a mean of 110), then 3rd of 4 (4 points, -14.29).
@@ -300,7 +306,7 @@ def test_a_league_player_page_shows_placement_points_for_each_game(client: Clien
     total = table.split("<tfoot>")[1]
     assert ">15<" in total and "1/0/1/0/0" in total and "170.00" in total and "12.99" in total
     # Another player's page of the same version, with the cache warm: their own table.
-    bye = _explain_table(client.get(f"/t/{t.slug}/players/b/").content.decode())
+    bye = _explain_table(client.get(f"/t/{t.slug}/tiebreakers/b/").content.decode())
     assert "agreed bye" in bye
 
 
@@ -308,8 +314,8 @@ def test_two_players_pages_of_the_same_version_each_show_their_own_explanation(
     client: Client,
 ) -> None:
     t = import_document(_two_day_doc())
-    first = client.get(f"/t/{t.slug}/players/p4/").content.decode()
-    second = client.get(f"/t/{t.slug}/players/p3/").content.decode()
+    first = client.get(f"/t/{t.slug}/tiebreakers/p4/").content.decode()
+    second = client.get(f"/t/{t.slug}/tiebreakers/p3/").content.decode()
     assert "Values as they stood" in first
     assert "Values as they stood" not in second
 

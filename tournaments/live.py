@@ -221,9 +221,9 @@ def _digest(*parts: Any) -> bytes:
 def digests(t: Tournament) -> dict[str, bytes]:
     """What each tracked page depends on, digested: `player:<id>` and `near:<id>`.
 
-    A player's page shows their standing row, their matches and (in the explanation)
-    their opponents' matches, with everyone's names; the standings around them show the
-    leaders and the rows around their own. Everything tournament-wide those pages read
+    A player's page shows their standing row and their matches, with their opponents'
+    names; the standings around them show the leaders and the rows around their own.
+    Everything tournament-wide those pages read
     (status, rounds, their phases and clocks, the standings' round) goes into every
     digest: such changes are rare and then every page is redone.
     """
@@ -280,12 +280,17 @@ def digests(t: Tournament) -> dict[str, bytes]:
     for pid, fields in players.items():
         # What must reach the phone at once: their own matches (tournaments.stream).
         out[f"own:{fields[0]}"] = _digest(tournament_wide, fields, own_digest.get(pid, b""))
+        row = rows_by_player.get(pid)
         out[f"player:{fields[0]}"] = _digest(
             tournament_wide,
             fields,
-            rows_by_player.get(pid),
+            # Rank, not position: the page shows no position, and every result at a
+            # table above moves hundreds of positions without changing their rank.
+            row and (row[0], *row[2:]),
             own_digest.get(pid, b""),
-            b"".join(own_digest.get(o, b"") for o in sorted(opponents.get(pid, ()))),
+            # Opponents are named on the page; their own matches are not shown there
+            # (the explanation of the tiebreakers, which reads them, is a page of its own).
+            [players.get(o) for o in sorted(opponents.get(pid, ()))],
         )
     row_digest = [_digest(row, players.get(row[0])) for row in standing_rows]
     for row in standing_rows:

@@ -21,6 +21,12 @@ urlpatterns = [
     path("t/<slug:slug>/pairings/", public.pairings, name="pairings"),
     # <path:pid>: a player id is any string (shared/spec/interchange.md), "/" included.
     path("t/<slug:slug>/players/<path:pid>/", public.player, name="player"),
+    # Beside the player's page, not under it: a player id may itself end in "/tiebreakers".
+    path(
+        "t/<slug:slug>/tiebreakers/<path:pid>/",
+        public.player_tiebreakers,
+        name="player_tiebreakers",
+    ),
     path("t/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("t/<slug:slug>/projector/", public.projector, name="projector"),
     path("t/<slug:slug>/qr.svg", public.qr_code, name="qr_code"),

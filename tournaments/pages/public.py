@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from django.http import Http404
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
 from scoring import outlooks
 from scoring.engine.explain import OpponentTerm, PodTerm
@@ -145,6 +146,41 @@ def event_seating(tournament: Tournament) -> Seating:
     return per_version(tournament, "seating", lambda: seating(tournament))
 
 
+def event_players(tournament: Tournament) -> dict[str, Player]:
+    """Every player of the event by id, read once per version (`per_version`): each
+    phone's page looks its player up, and a query each cost more than the lookup's
+    page. Shared by the requests of this process: read them, never change them."""
+    return per_version(
+        tournament,
+        "players",
+        lambda: {p.external_id: p for p in Player.objects.filter(tournament=tournament)},
+    )
+
+
+class StoredStanding(NamedTuple):
+    """A player's stored standing as their page shows it (scoring.models.Standing)."""
+
+    rank: int
+    points: Any
+    wins: int
+    losses: int
+    draws: int
+    played: int
+    tiebreakers: dict[str, Any]
+
+
+def event_standings(tournament: Tournament) -> dict[int, StoredStanding]:
+    """Every stored standing by player pk, read once per version (`per_version`)."""
+
+    def read() -> dict[int, StoredStanding]:
+        rows = Standing.objects.filter(tournament=tournament).values_list(
+            "player_id", *StoredStanding._fields
+        )
+        return {pk: StoredStanding(*rest) for pk, *rest in rows}
+
+    return per_version(tournament, "standings_by_player", read)
+
+
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
     """The leaders and the rows around `me`, for the standings on the player's phone."""
     table = _standings_table(tournament)
@@ -200,6 +236,30 @@ def standings_rows_html(
             f'<td class="rec">{wins}-{losses}-{draws}</td>{cells}</tr>'
         )
     return "\n".join(out)
+
+
+def history_rows_html(history: list[dict[str, Any]]) -> str:
+    """The body of a player's rounds table, built directly: through template tags it was
+    half of the player's page, which every phone fetches after each change to it."""
+    if not history:
+        return '<tr><td colspan="4">No rounds played yet.</td></tr>'
+    out = []
+    for h in history:
+        number = h["round"].number
+        top = "<small> top</small>" if h["round"].playoff else ""
+        table = "" if h["table"] is None else h["table"]
+        opponents = ", ".join(
+            f'<a href="{escape(o["url"])}">{escape(o["player"].name)}</a>' for o in h["opponents"]
+        ) or ("<em>bye</em>" if h["match"].kind == MatchKind.BYE else "<em>no opponent</em>")
+        detail = f" {escape(h['detail'])}" if h["detail"] else ""
+        outcome = escape(h["outcome"])
+        out.append(
+            f'<tr data-round="{number}">\n    <td class="num">{number}{top}</td>\n'
+            f'    <td class="num">{table}</td>\n    <td>{opponents}</td>\n'
+            f'    <td class="res" data-result="{escape(h["result"])}"><span class="outcome'
+            f' {outcome}">{outcome}</span>{detail}</td>\n  </tr>'
+        )
+    return "".join(out)
 
 
 class _Person(NamedTuple):
@@ -373,14 +433,16 @@ class _RoundLabel(NamedTuple):
 
 
 def player(t: Tournament, me: Player) -> dict[str, Any]:
-    """The player's rounds and explanation, from one two-query neighbourhood read.
+    """The player's card, standing and rounds, from one neighbourhood read (no query
+    of its own: `event_seating`). The explanation of their tiebreakers is a page of
+    its own (`player_tiebreakers`): it changes with every opponent's result.
 
     A pending or rejected entry is not in the event: its page does not exist."""
     if me.entry != Entry.ACCEPTED:
         raise Http404("No such player")
     hood = neighbourhood(t, me, event_seating(t))
-    history, names = player_rounds(t, me, hood)
-    standing = Standing.objects.filter(player=me).first()
+    history, _names = player_rounds(t, me, hood)
+    standing = event_standings(t).get(me.pk)
     card = player_card(t, me, history, standing)
     return {
         "me": me,
@@ -389,13 +451,23 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
         "outlook": outlooks.player_card(t, card["round"], me.external_id),
         "standing": standing,
         "history": history,
-        "explanation": _explain(t, me, names, hood) if standing is not None else None,
+        "history_html": mark_safe(history_rows_html(history)),  # escaped there
         "poll": POLL_SECONDS,
     }
 
 
+def player_tiebreakers(t: Tournament, me: Player) -> dict[str, Any]:
+    """How the player's stored tiebreakers come about, opponent by opponent."""
+    if me.entry != Entry.ACCEPTED:
+        raise Http404("No such player")
+    hood = neighbourhood(t, me, event_seating(t))
+    _history, names = player_rounds(t, me, hood)
+    ranked = me.pk in event_standings(t)
+    return {"me": me, "explanation": _explain(t, me, names, hood) if ranked else None}
+
+
 def player_card(
-    t: Tournament, me: Player, history: list[dict[str, Any]], standing: Standing | None
+    t: Tournament, me: Player, history: list[dict[str, Any]], standing: StoredStanding | None
 ) -> dict[str, Any]:
     """The card at the top of a player's page: what a player at the venue looks for first.
 
@@ -431,7 +503,7 @@ def player_card(
     }
 
 
-def _card_standing(t: Tournament, me: Player, standing: Standing | None) -> dict[str, Any]:
+def _card_standing(t: Tournament, me: Player, standing: StoredStanding | None) -> dict[str, Any]:
     """Where the player stands: their top-cut place once the final is decided (what the
     bracket page shows), else their rank in the stored standings."""
     place = None
@@ -441,7 +513,7 @@ def _card_standing(t: Tournament, me: Player, standing: Standing | None) -> dict
         "place": _ordinal(place) if place else "",
         "champion": place == 1,
         "rank": standing.rank if standing is not None else None,
-        "of": Standing.objects.filter(tournament=t).count() if standing is not None else 0,
+        "of": len(event_standings(t)) if standing is not None else 0,
         "dropped": me.dropped_after_round,
     }
 

@@ -226,9 +226,10 @@ def standings(request: HttpRequest, t: Tournament) -> HttpResponse:
 
 
 def _player_or_404(t: Tournament, pid: str) -> Player:
-    if "\x00" in pid:  # PostgreSQL refuses NUL in text: no player can have it
+    me = pages.event_players(t).get(pid)
+    if me is None:
         raise Http404("No such player")
-    return get_object_or_404(Player, tournament=t, external_id=pid)
+    return me
 
 
 @live_page
@@ -248,6 +249,15 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
     return _page(
         request, t, "tournaments/player.html", "tournaments/_player.html",
         lambda: pages.player(t, me), lambda: {"me": me}, tracked=("player", me.external_id),
+    )  # fmt: skip
+
+
+@live_page
+def player_tiebreakers(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
+    me = _player_or_404(t, pid)
+    return _page(
+        request, t, "tournaments/player_tiebreakers.html", "tournaments/_tiebreakers.html",
+        lambda: pages.player_tiebreakers(t, me), lambda: {"me": me},
     )  # fmt: skip
 
 
