@@ -88,6 +88,10 @@ class Stats:
     seen_s: list[float] = field(default_factory=list)
     stream_bytes: int = 0
     served: list[float] = field(default_factory=list)  # Server-Timing: the server's part
+    # Players whose own page is open with its stream: a click counts for click-to-phone
+    # only then (a phone that joins later shows the result in its first load).
+    following: set[str] = field(default_factory=set)
+    trace: list[tuple[float, float, str]] = field(default_factory=list)  # for --trace
 
 
 def response_bytes(response: Any, body: bytes) -> int:
@@ -136,6 +140,7 @@ async def fetch(
                 timing = SERVER_TIMING_RE.search(r.headers.get("Server-Timing", ""))
                 if timing:
                     stats.served.append(float(timing[1]))
+                stats.trace.append((sent - measure_from, (done - sent) * 1000, path))
     except Exception as exc:
         if measured:
             stats.errors.append(f"{path}: {exc!r}")
@@ -193,6 +198,8 @@ async def follow(
                 async with session.get(base + events, timeout=aiohttp_timeout()) as r:
                     if r.status != 200:
                         raise RuntimeError(f"HTTP {r.status}")
+                    if own_page:
+                        stats.following.add(pid)
                     if opening["refresh"]:
                         later()
                     opening["refresh"] = True
@@ -276,7 +283,8 @@ async def organizer(
                 clicked = start
                 stats.post_ms.append((time.monotonic() - start) * 1000)
                 for pid in players:
-                    stats.clicks[pid] = clicked
+                    if pid in stats.following:
+                        stats.clicks[pid] = clicked
             except Exception as exc:
                 stats.post_errors.append(repr(exc))
 
@@ -375,6 +383,7 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=60.0, help="seconds over which phones arrive")
     parser.add_argument("--workers", type=int, default=2, help="the phones' pool")
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--trace", type=Path, help="write each refresh (sent s, ms, path) here")
     args = parser.parse_args()
     WARMUP = args.ramp
     from calibration import calibration_ms, print_calibration
@@ -457,6 +466,10 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+    if args.trace:
+        args.trace.write_text(
+            "".join(f"{at:.3f} {ms:.1f} {path}\n" for at, ms, path in stats.trace)
+        )
     report(args, stats, logs, calibration_ms(), load_before, load_after)
 
 

@@ -357,3 +357,32 @@ def test_server_timing_says_how_long_the_server_held_a_page_request() -> None:
     assert start["headers"][0] == (b"a", b"1") and name == b"server-timing"
     assert value.startswith(b"app;dur=") and float(value.split(b"=")[1]) >= 20
     assert body == {"type": "http.response.body", "body": b"ok"}
+
+
+def test_pages_due_together_are_told_a_few_per_look_while_a_players_own_result_goes_at_once(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    """A hall of phones that joined in the same second must not refresh in the same
+    second every half minute: the hub spreads them, oldest first, over the next looks."""
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    live.refresh(t.pk)
+    base = live.record_base(t)
+    match, (a, _b) = seated(t)
+    inboxes = [Inbox() for _ in range(40)]
+    for inbox in inboxes:
+        hub.subscribe(base, (("near", a.external_id),), inbox)
+    own = Inbox()
+    hub.subscribe(base, (("player", a.external_id),), own)
+    hub.tick(now=0)
+    for sub in hub._subscriptions.values():  # every page's rows moved meanwhile
+        sub.due.add(sub.pages[0][0])
+    enter(t, match)  # ... and a's own match has a result
+    live.refresh(t.pk)
+    per_look = []
+    for k in range(8):
+        hub.tick(now=stream.NEAR_EVERY_SECONDS + k * stream.CHECK_SECONDS)
+        per_look.append(sum(len(inbox.take()) for inbox in inboxes))
+        if k == 0:
+            assert own.take() == [["player"]]  # told in the first look, whatever waits
+    assert per_look[:5] == [8, 8, 8, 8, 8] and sum(per_look) == 40

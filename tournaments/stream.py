@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 import queue
 import re
 import threading
@@ -185,20 +186,40 @@ class Hub:
                 for sub in tracked:
                     sub.urgent.update(page for page, _ in sub.pages)
         state.seen, state.bumped, state.ready = seen, bumped, True
-        for sub in tracked:
-            ripe = set(sub.urgent) | {
-                p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)
-            }
-            if ripe:
-                sub.due.difference_update(ripe)
-                sub.urgent.difference_update(ripe)
-                sub.told.update((p, now) for p in ripe)
-                _tell(sub, sorted(ripe))
+        waiting: list[tuple[float, int, Subscription, set[str]]] = []
+        for k, sub in enumerate(tracked):
+            ripe = {p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)}
+            if sub.urgent:
+                _tell_now(sub, ripe | sub.urgent, now)
+            elif ripe:
+                waiting.append((min(sub.told.get(p, -1e9) for p in ripe), k, sub, ripe))
+        # The pages told only "in a while" are told a steady few per look, longest waiting
+        # first, never all at once: pages that became due together (a hall of phones that
+        # joined in the same second, or any pause of this thread) would otherwise keep
+        # coming back together every PLAYER_EVERY_SECONDS, and their refreshes queue up.
+        waiting.sort(key=lambda item: item[:2])
+        for _told, _k, sub, ripe in waiting[: _budget(len(tracked))]:
+            _tell_now(sub, ripe, now)
         if state.shared_due and now - state.shared_at >= SHARED_EVERY_SECONDS:
             state.shared_due, state.shared_at = False, now
             for sub in subs:
                 if not sub.pages:
                     _tell(sub, ["shared"])
+
+
+def _budget(tracked: int) -> int:
+    """How many pages waiting for their turn one look may tell: twice the steady rate of
+    `tracked` pages each told every PLAYER_EVERY_SECONDS, so that a backlog clears in
+    about one period."""
+    steady = tracked * CHECK_SECONDS / min(EVERY.values())
+    return max(8, math.ceil(2 * steady))
+
+
+def _tell_now(sub: Subscription, pages: set[str], now: float) -> None:
+    sub.due.difference_update(pages)
+    sub.urgent.difference_update(pages)
+    sub.told.update((p, now) for p in pages)
+    _tell(sub, sorted(pages))
 
 
 def _watched(sub: Subscription) -> list[tuple[str, str]]:
