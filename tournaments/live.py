@@ -34,6 +34,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.template.loader import render_to_string
 
 from scoring.models import Standing, StandingsState
@@ -218,14 +220,18 @@ def _digest(*parts: Any) -> bytes:
     return hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
 
 
+def _digest_text(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+
+
 def digests(t: Tournament) -> dict[str, bytes]:
     """What each tracked page depends on, digested: `player:<id>` and `near:<id>`.
 
     A player's page shows their standing row and their matches, with their opponents'
     names; the standings around them show the leaders and the rows around their own.
-    Everything tournament-wide those pages read
-    (status, rounds, their phases and clocks, the standings' round) goes into every
-    digest: such changes are rare and then every page is redone.
+    Everything tournament-wide those pages read (status, rounds, their phases and clocks,
+    the standings' round) goes into every digest: such changes are rare and then every
+    page is redone.
     """
     rounds = list(
         Round.objects.filter(tournament=t)
@@ -249,9 +255,12 @@ def digests(t: Tournament) -> dict[str, bytes]:
     standing_rows = list(
         Standing.objects.filter(tournament=t)
         .order_by("position")
+        # The tiebreakers as stored text: decoding and digesting 2,048 dicts of floats was
+        # a third of a refresh, which runs after every result.
+        .annotate(tiebreakers_text=Cast("tiebreakers", TextField()))
         .values_list(
-            "player_id", "position", "rank", "points", "wins", "losses", "draws", "played",
-            "tiebreakers",
+            "player_id", "position", "rank", "points_exact", "wins", "losses", "draws",
+            "played", "tiebreakers_text",
         )
     )  # fmt: skip
     state = StandingsState.objects.filter(tournament=t).values_list("after_round", flat=True)
@@ -259,6 +268,8 @@ def digests(t: Tournament) -> dict[str, bytes]:
         t.status, t.system, t.name, t.top_cut, rounds, list(state), len(standing_rows)
     )
 
+    # Each player's fields written out once, not once per match and page that names them.
+    person = {pk: repr(fields) for pk, fields in players.items()}
     by_match: dict[int, list[tuple[Any, ...]]] = {}
     for seat in seats:
         by_match.setdefault(seat[0], []).append(seat)
@@ -266,7 +277,9 @@ def digests(t: Tournament) -> dict[str, bytes]:
     opponents: dict[int, set[int]] = {}
     match_digest: dict[int, bytes] = {}
     for match_id, seats_of in by_match.items():
-        match_digest[match_id] = _digest(seats_of, [players.get(s[1]) for s in seats_of])
+        match_digest[match_id] = _digest_text(
+            repr(seats_of) + "".join(person.get(s[1], "") for s in seats_of)
+        )
         ids = [s[1] for s in seats_of]
         for pid in ids:
             own.setdefault(pid, []).append(match_id)
@@ -290,9 +303,9 @@ def digests(t: Tournament) -> dict[str, bytes]:
             own_digest.get(pid, b""),
             # Opponents are named on the page; their own matches are not shown there
             # (the explanation of the tiebreakers, which reads them, is a page of its own).
-            [players.get(o) for o in sorted(opponents.get(pid, ()))],
+            "".join(person[o] for o in sorted(opponents.get(pid, ())) if o in person),
         )
-    row_digest = [_digest(row, players.get(row[0])) for row in standing_rows]
+    row_digest = [_digest_text(repr(row) + person.get(row[0], "")) for row in standing_rows]
     for row in standing_rows:
         top, around = pages.near_window(row[1], len(standing_rows))
         out[f"near:{players[row[0]][0]}"] = _digest(
