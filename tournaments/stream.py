@@ -193,8 +193,8 @@ class Hub:
                 _tell_now(sub, ripe | sub.urgent, now)
             elif ripe:
                 waiting.append((min(sub.told.get(p, -1e9) for p in ripe), k, sub, ripe))
-        # The pages told only "in a while" are told a steady few per look, longest waiting
-        # first, never all at once: pages that became due together (a hall of phones that
+        # The pages told only "in a while" are told a steady few per look (`_budget`),
+        # longest waiting first, never all at once: pages that became due together (a hall of phones that
         # joined in the same second, or any pause of this thread) would otherwise keep
         # coming back together every PLAYER_EVERY_SECONDS, and their refreshes queue up.
         waiting.sort(key=lambda item: item[:2])
@@ -208,11 +208,13 @@ class Hub:
 
 
 def _budget(tracked: int) -> int:
-    """How many pages waiting for their turn one look may tell: twice the steady rate of
-    `tracked` pages each told every PLAYER_EVERY_SECONDS, so that a backlog clears in
-    about one period."""
+    """How many pages waiting for their turn one look may tell: a little over the steady
+    rate of `tracked` pages each told every PLAYER_EVERY_SECONDS. Pages that fell due
+    together are spread over most of a period (at twice the rate they came back in a
+    clump of a quarter period, every period); a backlog still clears, since no page is
+    told more often than that."""
     steady = tracked * CHECK_SECONDS / min(EVERY.values())
-    return max(8, math.ceil(2 * steady))
+    return max(8, math.ceil(1.2 * steady))
 
 
 def _tell_now(sub: Subscription, pages: set[str], now: float) -> None:
