@@ -30,14 +30,17 @@ venue: install
 	DEBUG=0 VENUE=1 $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	DEBUG=0 VENUE=1 $(BIN)/python manage.py venue $(VENUE_ARGS)
 
+# One pytest worker per core (pytest-xdist), at most 4: every worker migrates its own test
+# database and starts chromium per browser test, which a many-core machine need not multiply.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
 # The same suite against the machine's PostgreSQL server, browser tests aside: they drive
 # the same views through chromium and run in `make test`; so do tests/unit, which use no
-# database (keeps CI near 10 minutes).
+# database (keeps CI near 10 minutes). pytest-django gives each worker its own database
+# (test_swiss_gw0, test_swiss_gw1, ...).
 test-postgres: install
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -m "not browser" --ignore=tests/unit
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -n auto --maxprocesses 4 -m "not browser" --ignore=tests/unit
 
 lint: install
 	$(BIN)/ruff check .

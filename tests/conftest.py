@@ -22,6 +22,26 @@ REAL_EVENTS = sorted(
 )
 
 
+def store_fuzz_counts(section: str, figures: dict[str, Any]) -> None:
+    """Write one module's figures into test-artifacts/fuzz-counts.json, beside the other's.
+
+    Under pytest-xdist the two fuzz modules can finish at the same moment on two workers:
+    the read-modify-write holds a lock, and the file is replaced whole, so neither loses
+    the other's section nor reads a half-written file."""
+    import fcntl
+
+    artifacts = PROJECT_ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    path = artifacts / "fuzz-counts.json"
+    with (artifacts / "fuzz-counts.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the lock file closes
+        stored = json.loads(path.read_text()) if path.is_file() else {}
+        stored[section] = figures
+        written = path.with_name(f"fuzz-counts.{os.getpid()}.tmp")
+        written.write_text(json.dumps(stored, indent=1))
+        written.replace(path)
+
+
 def load_shared(relative: str) -> dict[str, Any]:
     path = SHARED / relative
     assert path.is_file(), f"missing test data {path}: ../shared must sit beside the project"

@@ -88,7 +88,11 @@ def fresh_postgres() -> Iterator[str]:
 def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
     fresh_postgres: str, tmp_path: Path
 ) -> None:
-    env = production_env(DATABASE_URL=fresh_postgres, BEHIND_PROXY="1")
+    # Static files collected into this test's directory, not the project's staticfiles/:
+    # a developer's `make venue` serves that one, and parallel workers must not share it.
+    env = production_env(
+        DATABASE_URL=fresh_postgres, BEHIND_PROXY="1", STATIC_ROOT=str(tmp_path / "static")
+    )
     for step in (
         ("migrate", "--noinput"),
         ("collectstatic", "--noinput"),

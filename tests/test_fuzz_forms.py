@@ -12,7 +12,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,12 +22,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.models import Standing
+from tests.conftest import store_fuzz_counts
 from tournaments import services
 from tournaments.models import AuditEntry, Match, MatchKind, Player, Round, Seat, Tournament
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+# Whole for the module: pytest-xdist runs a file on one worker (--dist loadfile).
 COUNTS: Counter[str] = Counter()
 ALERT = re.compile(r'role="alert">\s*(?:<[^>]+>\s*)*([^<\s][^<]*)')
 FUZZ = settings(
@@ -258,8 +258,4 @@ def _report_counts() -> Iterator[None]:
     total = sum(v for k, v in COUNTS.items() if ":" not in k)
     figures = {"generated posts": total, **dict(sorted(COUNTS.items()))}
     print("\nfuzz forms:", json.dumps(figures, indent=1))
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / "fuzz-counts.json"
-    stored = json.loads(path.read_text()) if path.is_file() else {}
-    stored["forms"] = figures
-    path.write_text(json.dumps(stored, indent=1))
+    store_fuzz_counts("forms", figures)

@@ -15,7 +15,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.models import Standing
+from tests.conftest import store_fuzz_counts
 from tournaments.interchange import (
     DocumentError,
     export_document,
@@ -35,7 +35,7 @@ from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+# Whole for the module: pytest-xdist runs a file on one worker (--dist loadfile).
 COUNTS: Counter[str] = Counter()
 PROBLEM = re.compile(r"^(document|[A-Za-z_]+(\[\d+\])?(\.[A-Za-z_]+(\[\d+\])?)*): \S.*", re.S)
 FUZZ = settings(
@@ -290,11 +290,7 @@ def _report_counts() -> Iterator[None]:
     total = sum(v for k, v in COUNTS.items() if ":" not in k)
     figures = {"generated inputs": total, **dict(sorted(COUNTS.items()))}
     print("\nfuzz import:", json.dumps(figures, indent=1))
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / "fuzz-counts.json"
-    stored = json.loads(path.read_text()) if path.is_file() else {}
-    stored["import"] = figures
-    path.write_text(json.dumps(stored, indent=1))
+    store_fuzz_counts("import", figures)
 
 
 # --- Known bugs ----------------------------------------------------------------------------
