@@ -348,6 +348,17 @@ def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
     return [pk for key in keys for pk in found[key]]
 
 
+def changes_since(tournament: Tournament, since: int) -> list[int] | None:
+    """The matches whose results the versions after `since`, up to the tournament's
+    own, changed; None unless every one of those writes changed match results only
+    (a write that records [] may have changed anything else a page shows: a name)."""
+    keys = [_change_key(tournament, v) for v in range(since + 1, tournament.version + 1)]
+    found = cache.get_many(keys)
+    if len(found) != len(keys) or not all(found.values()):
+        return None
+    return [pk for key in keys for pk in found[key]]
+
+
 def forget_snapshots() -> None:
     with _snapshots_lock:
         _snapshots.clear()
@@ -751,6 +762,65 @@ class Seating:
             seats=seats,
         )
 
+    def updated(self, tournament: Tournament, match_ids: Iterable[int]) -> Seating:
+        """This seating with these matches read again (their results changed): what
+        every phone server does after each result, instead of reading every seat (60 ms
+        at 2,048 players x 10 rounds). The rounds are read again too: their witnesses
+        move with the first result of a round."""
+        wanted = sorted(set(match_ids))
+        _rnd, match, seat, person, table = _tables()
+        with connection.cursor() as cursor:
+            rounds = _rounds(cursor, tournament)
+            cursor.execute(
+                f"SELECT {_SEAT_COLUMNS.format(table=table)}"
+                f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
+                f" JOIN {person} p ON p.id = s.player_id"
+                f" WHERE s.match_id IN ({', '.join(['%s'] * len(wanted))})"
+                " ORDER BY s.match_id, s.position",
+                wanted,
+            )
+            seats = _hood_seats(cursor.fetchall())
+        return _seating(rounds, seats, base=self, replaced=wanted)
+
+
+def _seating(
+    rounds: list[tuple[int, int, int, bool, int | None]],
+    seats: list[HoodSeat],
+    *,
+    base: Seating | None = None,
+    replaced: Iterable[int] = (),
+) -> Seating:
+    """A `Seating` of these seats, or of `base` with the matches `replaced` by them."""
+    seats_of = dict(base.seats_of) if base is not None else {}
+    matches_of = dict(base.matches_of) if base is not None else {}
+    order = dict(base.order) if base is not None else {}
+    players: set[int] = set()
+    for match_id in replaced:
+        for s in seats_of.pop(match_id, ()):
+            players.add(s.player_id)
+        order.pop(match_id, None)
+    grouped: dict[int, list[HoodSeat]] = defaultdict(list)
+    for s in seats:
+        grouped[s.match_id].append(s)
+        players.add(s.player_id)
+    number = {rid: n for rid, n, *_rest in rounds}
+    for match_id, group in grouped.items():
+        seats_of[match_id] = tuple(group)
+        first = group[0]
+        order[match_id] = (number[first.round_id], first.table is None, first.table or 0, match_id)
+    if base is None:
+        mine: dict[int, list[int]] = defaultdict(list)
+        for s in seats:
+            mine[s.player_id].append(s.match_id)
+        matches_of = {pk: tuple(ids) for pk, ids in mine.items()}
+    else:
+        gone = set(replaced) - set(grouped)
+        for pk in players:
+            ids = [m for m in matches_of.get(pk, ()) if m not in gone]
+            ids.extend(m for m, group in grouped.items() if any(s.player_id == pk for s in group))
+            matches_of[pk] = tuple(sorted(set(ids)))
+    return Seating(rounds=rounds, seats_of=seats_of, matches_of=matches_of, order=order)
+
 
 def seating(tournament: Tournament) -> Seating:
     """Every seat of the event, in two queries (see `Seating`)."""
@@ -765,21 +835,7 @@ def seating(tournament: Tournament) -> Seating:
             [tournament.pk],
         )
         seats = _hood_seats(cursor.fetchall())
-    number = {rid: n for rid, n, *_rest in rounds}
-    grouped: dict[int, list[HoodSeat]] = defaultdict(list)
-    mine: dict[int, list[int]] = defaultdict(list)
-    for s in seats:
-        grouped[s.match_id].append(s)
-        mine[s.player_id].append(s.match_id)
-    return Seating(
-        rounds=rounds,
-        seats_of={match_id: tuple(group) for match_id, group in grouped.items()},
-        matches_of={pk: tuple(ids) for pk, ids in mine.items()},
-        order={
-            match_id: (number[g[0].round_id], g[0].table is None, g[0].table or 0, match_id)
-            for match_id, g in grouped.items()
-        },
-    )
+    return _seating(rounds, seats)
 
 
 SCORE_PLACES = Decimal("0.0001")  # Seat.score: DecimalField(decimal_places=4)

@@ -9,6 +9,7 @@ result, which is the render every phone waits for.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
@@ -26,6 +27,7 @@ from scoring.services import (
     HoodSeat,
     Neighbourhood,
     Seating,
+    changes_since,
     edge,
     explanation,
     neighbourhood,
@@ -140,10 +142,38 @@ def _standings_table(tournament: Tournament) -> _Table:
     return per_version(tournament, "standings_table", read)
 
 
+# The last seating read in this process, per event: the next version's is this one with
+# the matches whose results changed read again (a result every few seconds).
+_LAST_SEATING: dict[tuple[int, float], tuple[int, Seating]] = {}
+_LAST_SEATING_LOCK = threading.Lock()
+
+
 def event_seating(tournament: Tournament) -> Seating:
     """Every seat of the event, read once per version (`per_version`): each player's
-    page builds its neighbourhood from it instead of two queries of its own."""
-    return per_version(tournament, "seating", lambda: seating(tournament))
+    page builds its neighbourhood from it instead of two queries of its own. When the
+    writes since the version last read here changed only results, only those matches
+    are read again (scoring.services.changes_since)."""
+    t = tournament
+    event = (t.pk, t.created_at.timestamp())
+
+    def read() -> Seating:
+        with _LAST_SEATING_LOCK:
+            last = _LAST_SEATING.get(event)
+        found = None
+        if last is not None and last[0] < t.version:
+            changed = changes_since(t, last[0])
+            if changed:
+                found = last[1].updated(t, changed)
+        if found is None:
+            found = seating(t)
+        with _LAST_SEATING_LOCK:
+            if event not in _LAST_SEATING or _LAST_SEATING[event][0] < t.version:
+                if len(_LAST_SEATING) >= 16:
+                    _LAST_SEATING.clear()
+                _LAST_SEATING[event] = (t.version, found)
+        return found
+
+    return per_version(t, "seating", read)
 
 
 def event_players(tournament: Tournament) -> dict[str, Player]:
