@@ -24,7 +24,8 @@ def event(playing_event: Any) -> Any:
 
 
 def _record(event: Any) -> None:
-    """What changed() starts in the background after a write, here in the foreground."""
+    """What the hub (live.warm_soon) starts in the background after a write, here in the
+    foreground."""
     event.refresh_from_db()
     live.refresh(event.pk)
 
@@ -81,7 +82,11 @@ def test_a_poll_right_after_a_write_trusts_the_record_only_while_a_refresh_is_on
     match = Match.objects.get(round__tournament=event, round__number=3, table=2)
     with django_capture_on_commit_callbacks(execute=True):
         services.record_result(match=match, wins=(2, 1), draws=0)
-    assert started, "the write started no refresh"
+    event.refresh_from_db()
+    # Before a hub has seen the write, nothing vouches for the record: the version.
+    assert _poll(client, url, first["ETag"]).status_code == 200
+    live.warm_soon(live.record_base(event), event.version)  # what the hub asks for then
+    assert started, "the hub's warm-up started no refresh"
     assert _poll(client, url, first["ETag"]).status_code == 304  # pending: at most one poll late
     from django.core.cache import cache
 
@@ -215,14 +220,13 @@ def test_the_bulk_digests_cover_every_player_and_move_only_for_those_a_result_to
     assert "player:p6" not in moved  # never met p4 or p7, and kept their place
 
 
-def test_writes_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
+def test_versions_seen_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
     settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import threading
 
     from tournaments import live
 
-    settings.LIVE_PREWARM = True
     started, release, runs = threading.Event(), threading.Event(), []
 
     def slow_warm(tournament_id: int, only: Any = None) -> None:
@@ -231,17 +235,55 @@ def test_writes_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
         release.wait(5)
 
     monkeypatch.setattr(live, "warm_now", slow_warm)
-    monkeypatch.setattr(live, "_by_pk", lambda pk: [])
-    live.changed(99)
+    base = "live:99:1.0"
+    live.warm_soon(base, 1)
     assert started.wait(5)
-    for _ in range(5):  # five more writes while the first warm-up runs
-        live.changed(99)
+    for version in range(2, 7):  # five more writes while the first warm-up runs
+        live.warm_soon(base, version)
     release.set()
     for _ in range(200):
         if 99 not in live._warming:
             break
         threading.Event().wait(0.01)
     assert runs == [99, 99] and 99 not in live._warming
+
+
+def test_each_version_is_warmed_by_one_process_of_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every process's hub sees the version move; the shared cache lets one warm it."""
+    import threading
+
+    from tournaments import live
+
+    runs: list[int] = []
+    done = threading.Event()
+    monkeypatch.setattr(live, "warm_now", lambda pk, only=None: (runs.append(pk), done.set()))
+    base = "live:98:1.0"
+    live.warm_soon(base, 7)
+    assert done.wait(5)
+    live.warm_soon(base, 7)  # another process's hub, the same version
+    for _ in range(200):
+        if 98 not in live._warming:
+            break
+        threading.Event().wait(0.01)
+    assert runs == [98]
+
+
+def test_the_writer_does_no_work_for_the_live_pages(
+    event: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The organizer's result POST must not share its process with a warm-up of every
+    phone's page (bench_phones: it made the POST's p95 1.2x the calibration)."""
+    from tournaments import live
+
+    settings.LIVE_PREWARM = True
+    asked: list[Any] = []
+    monkeypatch.setattr(live, "warm_soon", lambda *a: asked.append(a))
+    monkeypatch.setattr(live, "warm_now", lambda *a, **k: asked.append(a))
+    match = Match.objects.get(round__tournament=event, round__number=3, table=2)
+    services.record_result(match=match, wins=(2, 1), draws=0)
+    assert asked == []
 
 
 def test_the_remembered_current_round_follows_the_version_and_is_never_shared(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.db.models import F
 from django.test import Client
 
 from tournaments import live, stream
@@ -27,11 +27,21 @@ def fresh_cache() -> Iterator[None]:
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
-    """A hub of its own whose thread never ticks: each test ticks it by hand."""
+    """A hub of its own whose thread never ticks: each test ticks it by hand. The warm-ups
+    it asks for are only written down (`h.warmed`): tests refresh the record themselves."""
     h = stream.Hub()
     monkeypatch.setattr(h, "_run", lambda: None)
     monkeypatch.setattr(stream, "hub", h)
+    warmed: list[tuple[str, int]] = []
+    h.warm = lambda base, version: warmed.append((base, version))
+    h.warmed = warmed  # type: ignore[attr-defined]
     return h
+
+
+def written(t: Tournament) -> None:
+    """A write to the event from another process: only its version moves, in the database
+    (no cache mark in this process, as under a cache per process)."""
+    Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
 
 
 class Inbox:
@@ -130,10 +140,10 @@ def test_shared_pages_are_told_after_a_write_and_not_more_often_than_every_few_s
     hub.tick(now=100)
     assert inbox.take() == []  # nothing written yet
 
-    live.changed(t.pk)
+    written(t)
     hub.tick(now=101)
     assert inbox.take() == [["shared"]]
-    live.changed(t.pk)
+    written(t)
     hub.tick(now=102)
     assert inbox.take() == []
     hub.tick(now=101 + stream.SHARED_EVERY_SECONDS)
@@ -150,7 +160,7 @@ def test_without_a_record_every_open_page_is_told_after_a_write(
     inbox = Inbox()
     hub.subscribe(live.record_base(t), (("player", a.external_id),), inbox)
     hub.tick(now=0)
-    live.changed(t.pk)
+    written(t)
     hub.tick(now=1)
     assert inbox.take() == [["player"]]
 
@@ -159,7 +169,7 @@ def test_a_closed_stream_is_told_nothing_more(hub: stream.Hub, playing_event: To
     inbox = Inbox()
     token = hub.subscribe(live.record_base(playing_event), (), inbox)
     hub.unsubscribe(token)
-    live.changed(playing_event.pk)
+    written(playing_event)
     hub.tick(now=50)
     assert inbox.take() == [] and hub.count() == 0
 
@@ -181,11 +191,9 @@ def test_the_stream_opens_with_a_retry_delay_and_carries_what_the_hub_tells_it(
     assert next(chunks).decode().startswith("retry: 3000\n")
     assert hub.count() == 1
     hub.tick(now=0)
-    live.changed(t.pk)
-    ticker = threading.Timer(0.1, lambda: hub.tick(now=1))
-    ticker.start()
+    written(t)
+    hub.tick(now=1)  # here, not in a thread: the hub reads the version from the database
     got = b"".join(chunks).decode()
-    ticker.join()
     assert "event: player\ndata: player\n\n" in got
     assert ": keepalive" in got
     assert hub.count() == 0  # the stream ended: unsubscribed
@@ -229,7 +237,7 @@ def test_live_sections_name_their_stream_and_their_poll_fallback(
 def test_the_first_look_at_an_event_tells_no_one_of_writes_from_before(
     hub: stream.Hub, playing_event: Tournament
 ) -> None:
-    live.changed(playing_event.pk)  # written before anyone opened a page
+    written(playing_event)  # written before anyone opened a page
     inbox = Inbox()
     hub.subscribe(live.record_base(playing_event), (), inbox)
     hub.tick(now=100)
@@ -386,3 +394,44 @@ def test_pages_due_together_are_told_a_few_per_look_while_a_players_own_result_g
         if k == 0:
             assert own.take() == [["player"]]  # told in the first look, whatever waits
     assert per_look[:5] == [8, 8, 8, 8, 8] and sum(per_look) == 40
+
+
+def test_a_hub_asks_once_per_version_for_the_record_to_be_brought_up_to_date(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = True
+    t = playing_event
+    base = live.record_base(t)
+    hub.subscribe(base, (), Inbox())
+    hub.tick(now=0)
+    assert hub.warmed == [(base, t.version)]  # type: ignore[attr-defined]  # no record yet
+    live.refresh(t.pk)
+    hub.tick(now=1)
+    assert len(hub.warmed) == 1  # type: ignore[attr-defined]  # the record is current
+    written(t)
+    hub.tick(now=2)
+    hub.tick(now=3)  # the warm-up is on its way: not asked again
+    assert hub.warmed[1:] == [(base, t.version + 1)]  # type: ignore[attr-defined]
+
+
+def test_without_a_record_kept_a_hub_asks_for_no_warm_up(
+    hub: stream.Hub, playing_event: Tournament, settings: Any
+) -> None:
+    settings.LIVE_PREWARM = False
+    hub.subscribe(live.record_base(playing_event), (), Inbox())
+    hub.tick(now=0)
+    written(playing_event)
+    hub.tick(now=1)
+    assert hub.warmed == []  # type: ignore[attr-defined]
+
+
+def test_a_hub_follows_events_that_are_gone_without_failing(
+    hub: stream.Hub, playing_event: Tournament
+) -> None:
+    inbox = Inbox()
+    hub.subscribe("live:999999:1.0", (), inbox)  # deleted while its pages were open
+    hub.subscribe(live.record_base(playing_event), (), Inbox())
+    hub.tick(now=0)
+    written(playing_event)
+    hub.tick(now=1)
+    assert inbox.take() == []

@@ -1,5 +1,5 @@
 """The one write path: every write runs in `writing(...)`, which owns the transaction, the
-lock, the audit entries, the version, the recompute and the after-commit notification."""
+lock, the audit entries, the version and the recompute; pages hear of it once committed."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import importlib
 from typing import Any
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.test import Client
 
 from scoring.services import standings_document
-from tournaments import live, services
+from tournaments import live, services, stream
 from tournaments.models import AuditAction, AuditEntry, Match, Player, Round, Tournament
 from tournaments.pages.bracket import bracket_rounds
 from tournaments.pairing.bracket import bracket_of
@@ -52,31 +52,51 @@ def test_a_refused_write_rolls_back_everything_the_block_wrote(event: Tournament
     assert version_of(event) == before
 
 
-def test_the_live_pages_hear_of_a_write_only_after_it_commits(
-    event: Tournament, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_live_pages_hear_of_a_write_only_after_it_commits_and_never_of_a_refused_one(
+    small_doc: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    told: list[int] = []
-    monkeypatch.setattr(live, "changed", told.append)
-    with django_capture_on_commit_callbacks(execute=True), writing(event) as w:
-        w.touched()
-        w.audit(AuditAction.PLAN, "a plan")
-        assert told == []
-    assert told == [event.pk]
+    """Pages learn of writes from the committed version (stream.Hub reads it from the
+    database): the writer, here another thread with its own connection, tells nobody."""
+    import threading
 
+    from tests.test_concurrency import require_postgres
 
-def test_a_refused_write_tells_the_live_pages_nothing(
-    event: Tournament, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
-) -> None:
-    told: list[int] = []
-    monkeypatch.setattr(live, "changed", told.append)
-    with (
-        django_capture_on_commit_callbacks(execute=True),
-        pytest.raises(ServiceError),
-        writing(event) as w,
-    ):
-        w.touched()
-        raise ServiceError("refused")
-    assert told == []
+    require_postgres()
+    event = import_document(copy.deepcopy(small_doc))
+    hub = stream.Hub()
+    monkeypatch.setattr(hub, "_run", lambda: None)
+    told: list[list[str]] = []
+    hub.subscribe(live.record_base(event), (), told.append)
+    hub.tick(now=0)
+    inside, go = threading.Event(), threading.Event()
+
+    def write(refuse: bool) -> None:
+        try:
+            with writing(Tournament.objects.get(pk=event.pk)) as w:
+                w.touched()
+                w.audit(AuditAction.PLAN, "a plan")
+                inside.set()
+                go.wait(10)
+                if refuse:
+                    raise ServiceError("refused")
+        except ServiceError:
+            pass
+        finally:
+            connection.close()
+
+    for refuse, now in ((True, 10), (False, 20)):
+        inside.clear(), go.clear()
+        writer = threading.Thread(target=write, args=(refuse,))
+        writer.start()
+        assert inside.wait(10)
+        hub.tick(now=now)
+        assert told == []  # written, not committed
+        go.set()
+        writer.join(10)
+        hub.tick(now=now + 1)
+        assert told == ([] if refuse else [["shared"]])
 
 
 def test_a_lock_that_waits_too_long_answers_busy_try_again(

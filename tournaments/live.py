@@ -9,8 +9,9 @@ it, caches it, and decides when a phone's copy is still good:
   is a hash of the HTML: a result that leaves the fragment as it was leaves the ETag too.
 - A player's own pages (their page, the standings around them) would cost a render per
   player per version just to learn that they did not change, and with a result every 2 s
-  no poll ever meets the same version twice. So after each committed write `changed`
-  starts `refresh`, which reads the event in three bulk queries, digests what each of
+  no poll ever meets the same version twice. So after each committed write the process
+  that serves the event's streams (stream.Hub, which sees the version move) runs
+  `refresh` through `warm_soon`, which reads the event in three bulk queries, digests what each of
   those pages depends on (the player's standing row, their matches and their opponents'
   matches; the rows shown around them) and records, per player and page, the version at
   which that digest last moved. A poll reads that version from the cache (no render, no
@@ -31,7 +32,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import TextField
@@ -51,6 +51,8 @@ RECORD_SECONDS = 24 * 3600
 # a refresh takes a fraction of a second; one that died is given up after this.
 PENDING_SECONDS = 10
 REFRESH_WAIT_SECONDS = 10.0
+# A version's warm-up is claimed by one process of a pool; no hub meets it as new later.
+CLAIM_SECONDS = 600
 TRACKED = ("player", "near")  # the per-player pages whose versions `refresh` records
 
 
@@ -376,24 +378,34 @@ def warm_now(tournament_id: int, only: Iterable[str] = ("record", "fragments")) 
         fragment_etag(t, partial, query, "", build)
 
 
-def changed(tournament_id: int) -> None:
-    """A write to the tournament committed: refresh the record and warm the new version's
-    fragments in the background, before the phones ask. Never raises: the write is saved
-    whatever happens here, and a cold cache only costs the first phone a render."""
+def base_event(base: str) -> int:
+    """The event's pk from its record_base."""
+    return int(base.split(":")[1])
+
+
+def warm_soon(base: str, version: int) -> None:
+    """The event (`base`: its record_base) moved to `version`: refresh the record and
+    warm the new version's fragments in the background, before the phones ask.
+
+    Called by the process that serves the event's streams (tournaments.stream.Hub), never
+    by the writer: the organizer's process spends no time on the phones' pages (its
+    result POST shared the GIL with a 200 ms warm-up after every result, bench_phones).
+    With a shared cache one process of a pool claims each version; with a cache per
+    process (no REDIS_URL: the venue mode) each keeps its own record. Never raises: a
+    cold cache only costs the first phone a render.
+    """
+    tournament_id = base_event(base)
     try:
-        bases = [record_base(t) for t in _by_pk(tournament_id)]
-        # Open pages' streams (`Hub`) learn of the write from this mark.
-        cache.set_many({f"{base}:bumped": time.time() for base in bases}, RECORD_SECONDS)
-        if settings.LIVE_PREWARM:
-            # Said before the refresh starts, so that polls meanwhile trust the record.
-            cache.set_many({f"{base}:pending": 1 for base in bases}, PENDING_SECONDS)
+        if not cache.add(f"{base}:warming:{version}", 1, CLAIM_SECONDS):
+            return  # another process of the pool has it
+        # Said before the refresh starts, so that polls meanwhile trust the record.
+        cache.set(f"{base}:pending", 1, PENDING_SECONDS)
     except Exception:  # the record then looks stale: polls fall back to the version
-        log.exception("marking tournament %s as changed failed", tournament_id)
-    if not settings.LIVE_PREWARM:
+        log.exception("claiming the warm-up of tournament %s failed", tournament_id)
         return
 
-    # One warm-up at a time per event in this process: writes that come in while one runs
-    # ask for one more run, which reads the event as it is then and so covers them all.
+    # One warm-up at a time per event in this process: versions that come in while one
+    # runs ask for one more run, which reads the event as it is then and so covers them.
     # (A thread per write queued behind the refresh lock: at 10 player reports a second
     # the backlog of full refreshes took the CPU; bench/bench_reports.py.)
     with _warming_lock:
@@ -429,7 +441,3 @@ def changed(tournament_id: int) -> None:
 
 _warming: dict[int, bool] = {}  # event pk -> another run asked for while one runs
 _warming_lock = threading.Lock()
-
-
-def _by_pk(tournament_id: int) -> list[Tournament]:
-    return list(Tournament.objects.filter(pk=tournament_id).only("pk", "created_at"))

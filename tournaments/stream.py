@@ -6,8 +6,11 @@ Instead each live page opens one stream (`/t/<slug>/live/`, EventSource in live.
 fetches its fragment only when told, with its ETag, so an unchanged fragment still costs
 only a 304.
 
-One `Hub` per process watches the cache for each event that has open streams, every
-CHECK_SECONDS, with one read for all of them:
+One `Hub` per process looks, every CHECK_SECONDS, at the version of each event that has
+open streams (one query for all of them: a write from any process is seen) and at the
+record in the cache. When a version moves, the hub has the record refreshed and the
+shared fragments rendered (live.warm_soon, one process of the pool per version): that
+work belongs to the processes that serve the phones, never to the writer's. Then:
 - a player's own page and their standings around them ("tracked" pages) are told when
   the version tournaments.live recorded for that player's page moved (live.refresh): a
   result reaches the two players' phones at once (their "own" record moved), and the
@@ -51,8 +54,10 @@ from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
 from django.http.request import split_domain_port, validate_host
 
+from tournaments import live
 from tournaments.live import TRACKED, page_version_key, record_base
 
 log = logging.getLogger(__name__)
@@ -93,8 +98,9 @@ class Subscription:
 @dataclass
 class _EventState:
     ready: bool = False  # looked at once: from then on a move is a change
-    seen: object = None
-    bumped: object = None
+    seen: object = None  # the version live.refresh last recorded
+    version: int | None = None  # the tournament's, as the database says
+    warmed: int | None = None  # the last version this process asked live.warm_soon for
     shared_due: bool = False
     shared_at: float = 0.0
 
@@ -108,6 +114,8 @@ class Hub:
         self._events: dict[str, _EventState] = {}
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
+        # What a version seen moving starts (tests stand in for it).
+        self.warm: Callable[[str, int], None] = live.warm_soon
 
     def subscribe(
         self, base: str, pages: tuple[tuple[str, str], ...], deliver: Deliver, at: str = ""
@@ -131,12 +139,18 @@ class Hub:
         return len(self._subscriptions)
 
     def _run(self) -> None:
+        failing_since = 0.0
         while True:
             time.sleep(CHECK_SECONDS)
             try:
                 self.tick()
-            except Exception:  # the cache is away: streams stay open, pages keep their copy
-                log.exception("live hub: checking for changes failed")
+                connection.close_if_unusable_or_obsolete()
+                failing_since = 0.0
+            except Exception:  # the database or cache is away: pages keep their copy
+                connection.close()  # the next look connects afresh
+                if time.monotonic() - failing_since > 60:  # said once a minute, not twice a second
+                    failing_since = time.monotonic()
+                    log.exception("live hub: checking for changes failed")
 
     def tick(self, now: float | None = None) -> None:
         """One look at the cache for every event with open streams; tell whom it concerns."""
@@ -146,14 +160,23 @@ class Hub:
             for sub in self._subscriptions.values():
                 by_event.setdefault(sub.base, []).append(sub)
             states = {base: self._events.setdefault(base, _EventState()) for base in by_event}
+        if not by_event:
+            return
+        # Writes are seen in the database, their source of truth, whichever process made
+        # them: one small query for every event followed here.
+        versions = _versions([live.base_event(base) for base in by_event])
         for base, subs in by_event.items():
-            self._tick_event(base, subs, states[base], now)
+            version = versions.get(live.base_event(base))
+            if version is not None:
+                self._tick_event(base, subs, states[base], version, now)
 
     def _tick_event(
-        self, base: str, subs: list[Subscription], state: _EventState, now: float
+        self, base: str, subs: list[Subscription], state: _EventState, version: int, now: float
     ) -> None:
-        got = cache.get_many([f"{base}:seen", f"{base}:bumped"])
-        seen, bumped = got.get(f"{base}:seen"), got.get(f"{base}:bumped")
+        seen = cache.get(f"{base}:seen")
+        if settings.LIVE_PREWARM and version != state.warmed and (seen is None or seen < version):
+            state.warmed = version  # asked once per version; the claim picks one process
+            self.warm(base, version)
         tracked = [s for s in subs if s.pages]
         # After a refresh every tracked page is looked at; otherwise only new streams',
         # whose starting point is read once (a hall of phones joins over minutes).
@@ -180,12 +203,12 @@ class Hub:
                 if not sub.ready:  # the page was just loaded: as good as told
                     sub.told.update((page, now) for page, _ in sub.pages)
                 sub.ready = True
-        if bumped != state.bumped and state.ready:
+        if version != state.version and state.ready:
             state.shared_due = True
             if seen is None:  # no record kept: every open page asks, its ETag answers
                 for sub in tracked:
                     sub.urgent.update(page for page, _ in sub.pages)
-        state.seen, state.bumped, state.ready = seen, bumped, True
+        state.seen, state.version, state.ready = seen, version, True
         waiting: list[tuple[float, int, Subscription, set[str]]] = []
         for k, sub in enumerate(tracked):
             ripe = {p for p in sub.due if now - sub.told.get(p, -1e9) >= EVERY.get(p, 0.0)}
@@ -222,6 +245,12 @@ def _tell_now(sub: Subscription, pages: set[str], now: float) -> None:
     sub.urgent.difference_update(pages)
     sub.told.update((p, now) for p in pages)
     _tell(sub, sorted(pages))
+
+
+def _versions(pks: list[int]) -> dict[int, int]:
+    from tournaments.models import Tournament
+
+    return dict(Tournament.objects.filter(pk__in=pks).values_list("pk", "version"))
 
 
 def _watched(sub: Subscription) -> list[tuple[str, str]]:

@@ -8,7 +8,8 @@ The block owns everything every write needs, so no service repeats it:
 - which scoring inputs changed (`w.changed(matches=[...])`, or `w.changed()` for anything):
   the stored standings are recomputed in the same transaction, incrementally when the
   changed matches are known, and the record of changed matches lets other workers catch up;
-- after commit, the live pages are told (`live.changed`), never before.
+- after commit, the live pages learn of it from the version itself: the processes that
+  serve them look at it (tournaments.stream.Hub), so the writer does no work for them.
 
 A block in which the service records nothing (the same result entered twice) writes
 nothing at all: no version, no audit entry, no recompute.
@@ -29,7 +30,6 @@ from django.db.models import F
 
 from scoring import outlooks
 from scoring.services import recompute, record_change
-from tournaments import live
 from tournaments.models import AuditEntry, Tournament
 
 # How long a write waits for another write to the same event before it gives up. Writes
@@ -151,7 +151,6 @@ def _commit(w: Write) -> None:
         # "What do I need?" (issue 15), in the background; first, so that the pages the
         # next line warms already say "computing". No query for events without a cut.
         transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
-    transaction.on_commit(lambda: live.changed(pk), robust=True)
 
 
 def is_busy(exc: OperationalError) -> bool:
