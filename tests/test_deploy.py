@@ -90,9 +90,11 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
 ) -> None:
     # Static files collected into this test's directory, not the project's staticfiles/:
     # a developer's `make venue` serves that one, and parallel workers must not share it.
+    # No REDIS_URL: a memory cache in each worker, as the venue mode runs.
     env = production_env(
-        DATABASE_URL=fresh_postgres, BEHIND_PROXY="1", STATIC_ROOT=str(tmp_path / "static")
-    )
+        DATABASE_URL=fresh_postgres, BEHIND_PROXY="1", STATIC_ROOT=str(tmp_path / "static"),
+        REDIS_URL="",
+    )  # fmt: skip
     for step in (
         ("migrate", "--noinput"),
         ("collectstatic", "--noinput"),
@@ -139,9 +141,37 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
             raise AssertionError("an unknown event's stream was answered")
         except urllib.error.HTTPError as exc:
             assert exc.code == 404
+        every_stream_hears_of_a_write_from_elsewhere(base, fresh_postgres)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def every_stream_hears_of_a_write_from_elsewhere(base: str, database_url: str) -> None:
+    """Streams held by either worker are told of a write committed by another process (here
+    the version moved by hand): each worker reads it from the database, not from a mark in
+    its own memory cache, which the writer's worker alone would see."""
+    import psycopg
+
+    streams = [
+        urllib.request.urlopen(f"{base}/t/demo-friday-night-magic/live/", timeout=10)
+        for _ in range(6)
+    ]
+    try:
+        for response in streams:
+            assert response.readline() == b"retry: 3000\n"
+        time.sleep(1.5)  # each worker's hub has had its first look
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute(
+                "UPDATE tournaments_tournament SET version = version + 1"
+                " WHERE slug = 'demo-friday-night-magic'"
+            )
+        for response in streams:
+            while (line := response.readline()) != b"event: shared\n":
+                assert line, "the stream ended before it was told"
+    finally:
+        for response in streams:
+            response.close()
 
 
 def dockerfile_steps() -> tuple[dict[str, str], list[str], str]:
