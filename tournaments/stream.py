@@ -59,6 +59,7 @@ from django.http.request import split_domain_port, validate_host
 
 from tournaments import live
 from tournaments.live import TRACKED, page_version_key, record_base
+from tournaments.models import Tournament
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +154,8 @@ class Hub:
                     log.exception("live hub: checking for changes failed")
 
     def tick(self, now: float | None = None) -> None:
-        """One look at the cache for every event with open streams; tell whom it concerns."""
+        """One look at the versions and records of every event with open streams; tell
+        whom it concerns."""
         now = time.monotonic() if now is None else now
         with self._lock:
             by_event: dict[str, list[Subscription]] = {}
@@ -248,8 +250,6 @@ def _tell_now(sub: Subscription, pages: set[str], now: float) -> None:
 
 
 def _versions(pks: list[int]) -> dict[int, int]:
-    from tournaments.models import Tournament
-
     return dict(Tournament.objects.filter(pk__in=pks).values_list("pk", "version"))
 
 
@@ -345,8 +345,6 @@ STREAM_PATH = re.compile(r"/t/([-a-zA-Z0-9_]+)/live/")  # tournaments/urls.py: l
 
 def event_base(slug: str) -> str | None:
     """The event's live key (live.record_base), or None when there is no such event."""
-    from tournaments.models import Tournament
-
     t = Tournament.objects.filter(slug=slug).only("pk", "created_at").order_by().first()
     return None if t is None else record_base(t)
 
