@@ -329,7 +329,7 @@ async def load(
 
 
 def gunicorn(
-    port: int, workers: int, threads: int, log: Path, *, asgi: bool = False
+    port: int, workers: int, threads: int, log: Path, *, asgi: bool = False, nice: int = 0
 ) -> subprocess.Popen:
     """A gunicorn pool: the phones' is ASGI (uvicorn workers: thousands of idle event
     streams), the organizer's WSGI with threads, as README's "Behind a cache" runs them."""
@@ -342,6 +342,7 @@ def gunicorn(
         app, worker = "tournaments.wsgi:application", ["--worker-class", "gthread",
                                                         "--threads", str(threads)]  # fmt: skip
     command = [
+        *(["nice", "-n", str(nice)] if nice else []),
         sys.executable, "-m", "gunicorn", app, *worker,
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         "--worker-connections", "6000", "--keep-alive", "30", "--graceful-timeout", "3",
@@ -384,6 +385,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="the phones' pool")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--trace", type=Path, help="write each refresh (sent s, ms, path) here")
+    parser.add_argument("--phones-nice", type=int, default=0,
+                        help="run the phones' pool at this CPU niceness")  # fmt: skip
+    parser.add_argument("--cut", action="store_true",
+                        help="a top 8 after round 11: 'what do I need?' is computed after "
+                             "every result (issue 15), as in a real event's last rounds")  # fmt: skip
     args = parser.parse_args()
     WARMUP = args.ramp
     from calibration import calibration_ms, print_calibration
@@ -417,7 +423,10 @@ def main() -> None:
     cache.clear()
     owner = get_user_model().objects.create_user("bench-organizer", password=None)
     started = time.perf_counter()
-    t = import_document(document(args.players, ROUND - 1), owner=owner)
+    doc = document(args.players, ROUND - 1)
+    if args.cut:
+        doc["event"] = {"top_cut": 8, "planned_rounds": ROUND + 1}
+    t = import_document(doc, owner=owner)
     live.warm_now(t.pk)
     print(f"setup: {args.players} players imported at round {ROUND} and the live record "
           f"built in {time.perf_counter() - started:.1f} s", flush=True)  # fmt: skip
@@ -440,7 +449,8 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp())
     phones_port, organizer_port = free_port(), free_port()
     servers = [
-        gunicorn(phones_port, args.workers, args.threads, logs / "phones.log", asgi=True),
+        gunicorn(phones_port, args.workers, args.threads, logs / "phones.log", asgi=True,
+                 nice=args.phones_nice),  # fmt: skip
         gunicorn(organizer_port, 1, 4, logs / "organizer.log"),
     ]
     stats = Stats()

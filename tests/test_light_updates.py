@@ -85,7 +85,7 @@ def test_a_poll_right_after_a_write_trusts_the_record_only_while_a_refresh_is_on
     event.refresh_from_db()
     # Before a hub has seen the write, nothing vouches for the record: the version.
     assert _poll(client, url, first["ETag"]).status_code == 200
-    live.warm_soon(live.record_base(event), event.version)  # what the hub asks for then
+    live.warm_soon(live.record_base(event), event.version, "record")  # the hub asks then
     assert started, "the hub's warm-up started no refresh"
     assert _poll(client, url, first["ETag"]).status_code == 304  # pending: at most one poll late
     from django.core.cache import cache
@@ -236,16 +236,16 @@ def test_versions_seen_during_a_warm_up_ask_for_one_more_run_not_a_thread_each(
 
     monkeypatch.setattr(live, "warm_now", slow_warm)
     base = "live:99:1.0"
-    live.warm_soon(base, 1)
+    live.warm_soon(base, 1, "record")
     assert started.wait(5)
     for version in range(2, 7):  # five more writes while the first warm-up runs
-        live.warm_soon(base, version)
+        live.warm_soon(base, version, "record")
     release.set()
     for _ in range(200):
-        if 99 not in live._warming:
+        if (99, "record") not in live._warming:
             break
         threading.Event().wait(0.01)
-    assert runs == [99, 99] and 99 not in live._warming
+    assert runs == [99, 99] and (99, "record") not in live._warming
 
 
 def test_each_version_is_warmed_by_one_process_of_the_pool(
@@ -260,11 +260,11 @@ def test_each_version_is_warmed_by_one_process_of_the_pool(
     done = threading.Event()
     monkeypatch.setattr(live, "warm_now", lambda pk, only=None: (runs.append(pk), done.set()))
     base = "live:98:1.0"
-    live.warm_soon(base, 7)
+    live.warm_soon(base, 7, "record")
     assert done.wait(5)
-    live.warm_soon(base, 7)  # another process's hub, the same version
+    live.warm_soon(base, 7, "record")  # another process's hub, the same version
     for _ in range(200):
-        if 98 not in live._warming:
+        if (98, "record") not in live._warming:
             break
         threading.Event().wait(0.01)
     assert runs == [98]

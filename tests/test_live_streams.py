@@ -32,8 +32,8 @@ def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
     h = stream.Hub()
     monkeypatch.setattr(h, "_run", lambda: None)
     monkeypatch.setattr(stream, "hub", h)
-    warmed: list[tuple[str, int]] = []
-    h.warm = lambda base, version: warmed.append((base, version))
+    warmed: list[tuple[str, int, str]] = []
+    h.warm = lambda base, version, part: warmed.append((base, version, part))
     h.warmed = warmed  # type: ignore[attr-defined]
     return h
 
@@ -396,22 +396,29 @@ def test_pages_due_together_are_told_a_few_per_look_while_a_players_own_result_g
     assert per_look[:5] == [8, 8, 8, 8, 8] and sum(per_look) == 40
 
 
-def test_a_hub_asks_once_per_version_for_the_record_to_be_brought_up_to_date(
+def test_a_hub_asks_once_per_version_for_what_its_open_pages_use(
     hub: stream.Hub, playing_event: Tournament, settings: Any
 ) -> None:
     settings.LIVE_PREWARM = True
     t = playing_event
     base = live.record_base(t)
-    hub.subscribe(base, (), Inbox())
+    hub.subscribe(base, (("player", "p1"),), Inbox())
     hub.tick(now=0)
-    assert hub.warmed == [(base, t.version)]  # type: ignore[attr-defined]  # no record yet
+    assert hub.warmed == [(base, t.version, "record")]  # type: ignore[attr-defined]  # none yet
     live.refresh(t.pk)
     hub.tick(now=1)
     assert len(hub.warmed) == 1  # type: ignore[attr-defined]  # the record is current
     written(t)
     hub.tick(now=2)
     hub.tick(now=3)  # the warm-up is on its way: not asked again
-    assert hub.warmed[1:] == [(base, t.version + 1)]  # type: ignore[attr-defined]
+    assert hub.warmed[1:] == [(base, t.version + 1, "record")]  # type: ignore[attr-defined]
+    hub.subscribe(base, (), Inbox())  # a shared page opens (whole standings, pairings)
+    written(t)
+    hub.tick(now=4)
+    assert hub.warmed[2:] == [  # type: ignore[attr-defined]
+        (base, t.version + 2, "record"),
+        (base, t.version + 2, "fragments"),
+    ]
 
 
 def test_without_a_record_kept_a_hub_asks_for_no_warm_up(

@@ -383,61 +383,65 @@ def base_event(base: str) -> int:
     return int(base.split(":")[1])
 
 
-def warm_soon(base: str, version: int) -> None:
-    """The event (`base`: its record_base) moved to `version`: refresh the record and
-    warm the new version's fragments in the background, before the phones ask.
+def warm_soon(base: str, version: int, part: str) -> None:
+    """The event (`base`: its record_base) moved to `version`: in the background, before
+    the phones ask, refresh the per-player record (`part` "record") or render the new
+    version's busiest shared fragments ("fragments").
 
-    Called by the process that serves the event's streams (tournaments.stream.Hub), never
-    by the writer: the organizer's process spends no time on the phones' pages (its
-    result POST shared the GIL with a 200 ms warm-up after every result, bench_phones).
-    With a shared cache one process of a pool claims each version; with a cache per
-    process (no REDIS_URL: the venue mode) each keeps its own record. Never raises: a
-    cold cache only costs the first phone a render.
+    Called by the processes that serve the event's streams (tournaments.stream.Hub), each
+    asking only for what its open pages use; never by the writer: the organizer's process
+    spends no time on the phones' pages (its result POST shared the GIL with a 200 ms
+    warm-up after every result, bench_phones). With a shared cache one process of a pool
+    claims each version's part; with a cache per process (no REDIS_URL: the venue mode)
+    each keeps its own. Never raises: a cold cache only costs the first phone a render.
     """
     tournament_id = base_event(base)
     try:
-        if not cache.add(f"{base}:warming:{version}", 1, CLAIM_SECONDS):
+        if not cache.add(f"{base}:warming:{part}:{version}", 1, CLAIM_SECONDS):
             return  # another process of the pool has it
-        # Said before the refresh starts, so that polls meanwhile trust the record.
-        cache.set(f"{base}:pending", 1, PENDING_SECONDS)
+        if part == "record":
+            # Said before the refresh starts, so that polls meanwhile trust the record.
+            cache.set(f"{base}:pending", 1, PENDING_SECONDS)
     except Exception:  # the record then looks stale: polls fall back to the version
         log.exception("claiming the warm-up of tournament %s failed", tournament_id)
         return
 
-    # One warm-up at a time per event in this process: versions that come in while one
-    # runs ask for one more run, which reads the event as it is then and so covers them.
-    # (A thread per write queued behind the refresh lock: at 10 player reports a second
-    # the backlog of full refreshes took the CPU; bench/bench_reports.py.)
+    # One warm-up of each part at a time per event in this process: versions that come in
+    # while one runs ask for one more run, which reads the event as it is then and so
+    # covers them all. (A thread per write queued behind the refresh lock: at 10 player
+    # reports a second the backlog of full refreshes took the CPU; bench/bench_reports.py.)
+    key = (tournament_id, part)
     with _warming_lock:
-        if tournament_id in _warming:
-            _warming[tournament_id] = True
+        if key in _warming:
+            _warming[key] = True
             return
-        _warming[tournament_id] = False
+        _warming[key] = False
 
     def run() -> None:
         try:
             while True:
                 try:
-                    warm_now(tournament_id)
+                    warm_now(tournament_id, only=(part,))
                 except Exception:  # a cache warm-up must never break anything
                     log.exception("warming live pages of tournament %s failed", tournament_id)
                 with _warming_lock:
-                    if not _warming.get(tournament_id):
-                        _warming.pop(tournament_id, None)
+                    if not _warming.get(key):
+                        _warming.pop(key, None)
                         return
-                    _warming[tournament_id] = False
+                    _warming[key] = False
         finally:
             with _warming_lock:
-                _warming.pop(tournament_id, None)
+                _warming.pop(key, None)
             connection.close()
 
     try:
-        threading.Thread(target=run, name=f"warm-{tournament_id}", daemon=True).start()
+        threading.Thread(target=run, name=f"warm-{tournament_id}-{part}", daemon=True).start()
     except Exception:  # pragma: no cover - out of threads: the pages render on demand
         with _warming_lock:
-            _warming.pop(tournament_id, None)
+            _warming.pop(key, None)
         log.exception("could not start warming tournament %s", tournament_id)
 
 
-_warming: dict[int, bool] = {}  # event pk -> another run asked for while one runs
+# (event pk, part) -> another run asked for while one runs
+_warming: dict[tuple[int, str], bool] = {}
 _warming_lock = threading.Lock()

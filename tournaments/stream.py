@@ -101,7 +101,7 @@ class _EventState:
     ready: bool = False  # looked at once: from then on a move is a change
     seen: object = None  # the version live.refresh last recorded
     version: int | None = None  # the tournament's, as the database says
-    warmed: int | None = None  # the last version this process asked live.warm_soon for
+    warmed: int | None = None  # the last version this hub asked live.warm_soon for
     shared_due: bool = False
     shared_at: float = 0.0
 
@@ -116,7 +116,7 @@ class Hub:
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
         # What a version seen moving starts (tests stand in for it).
-        self.warm: Callable[[str, int], None] = live.warm_soon
+        self.warm: Callable[[str, int, str], None] = live.warm_soon
 
     def subscribe(
         self, base: str, pages: tuple[tuple[str, str], ...], deliver: Deliver, at: str = ""
@@ -176,10 +176,15 @@ class Hub:
         self, base: str, subs: list[Subscription], state: _EventState, version: int, now: float
     ) -> None:
         seen = cache.get(f"{base}:seen")
-        if settings.LIVE_PREWARM and version != state.warmed and (seen is None or seen < version):
-            state.warmed = version  # asked once per version; the claim picks one process
-            self.warm(base, version)
         tracked = [s for s in subs if s.pages]
+        if settings.LIVE_PREWARM and version != state.warmed:
+            state.warmed = version  # asked once per version; the claim picks one process
+            # Only what this process's open pages use: the per-player record for players'
+            # pages, the shared fragments for the shared ones (others render on demand).
+            if tracked and (seen is None or seen < version):
+                self.warm(base, version, "record")
+            if len(tracked) < len(subs):
+                self.warm(base, version, "fragments")
         # After a refresh every tracked page is looked at; otherwise only new streams',
         # whose starting point is read once (a hall of phones joins over minutes).
         look = tracked if seen != state.seen else [s for s in tracked if not s.ready]
