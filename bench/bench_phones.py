@@ -449,8 +449,14 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp())
     phones_port, organizer_port = free_port(), free_port()
     servers = [
-        gunicorn(phones_port, args.workers, args.threads, logs / "phones.log", asgi=True,
-                 nice=args.phones_nice),  # fmt: skip
+        gunicorn(
+            phones_port,
+            args.workers,
+            args.threads,
+            logs / "phones.log",
+            asgi=True,
+            nice=args.phones_nice,
+        ),
         gunicorn(organizer_port, 1, 4, logs / "organizer.log"),
     ]
     stats = Stats()
