@@ -349,3 +349,24 @@ def test_a_players_page_is_rendered_once_per_change_for_every_phone_that_follows
     _record(event)
     assert 'data-result="win 2-1"' in _poll(client, url).content.decode()
     assert built == ["p4", "p4"]
+
+
+def test_after_the_versions_reads_a_players_pages_cost_one_query_each(
+    client: Client, event: Any, django_assert_num_queries: Any
+) -> None:
+    """What stream.Hub has read in the background when it sees the version move
+    (pages.read_version): the first phone after a result then waits for nothing."""
+    from tournaments.models import Tournament
+    from tournaments.pages import public as pages
+
+    match = Match.objects.get(round__tournament=event, round__number=3, table=2)
+    services.record_result(match=match, wins=(2, 1), draws=0)
+    pages.read_version(Tournament.objects.get(pk=event.pk))
+    name = event.players.get(external_id="p4").name
+    for url, shows in (
+        (f"/t/{event.slug}/players/p4/", 'data-result="win 2-1"'),
+        (f"/t/{event.slug}/standings/?me=p4", name),
+    ):
+        with django_assert_num_queries(1):  # the tournament: its version
+            response = _poll(client, url)
+        assert response.status_code == 200 and shows in response.content.decode()

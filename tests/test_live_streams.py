@@ -404,18 +404,20 @@ def test_a_hub_asks_once_per_version_for_what_its_open_pages_use(
     base = live.record_base(t)
     hub.subscribe(base, (("player", "p1"),), Inbox())
     hub.tick(now=0)
-    assert hub.warmed == [(base, t.version, "record")]  # type: ignore[attr-defined]  # none yet
+    warmed: list[tuple[str, int, str]] = hub.warmed  # type: ignore[attr-defined]
+    assert warmed == [(base, t.version, "pages"), (base, t.version, "record")]  # none yet
     live.refresh(t.pk)
     hub.tick(now=1)
-    assert len(hub.warmed) == 1  # type: ignore[attr-defined]  # the record is current
+    assert len(warmed) == 2  # asked once for this version
     written(t)
     hub.tick(now=2)
     hub.tick(now=3)  # the warm-up is on its way: not asked again
-    assert hub.warmed[1:] == [(base, t.version + 1, "record")]  # type: ignore[attr-defined]
+    assert warmed[2:] == [(base, t.version + 1, "pages"), (base, t.version + 1, "record")]
     hub.subscribe(base, (), Inbox())  # a shared page opens (whole standings, pairings)
     written(t)
     hub.tick(now=4)
-    assert hub.warmed[2:] == [  # type: ignore[attr-defined]
+    assert warmed[4:] == [
+        (base, t.version + 2, "pages"),
         (base, t.version + 2, "record"),
         (base, t.version + 2, "fragments"),
     ]

@@ -365,9 +365,14 @@ def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]
     ]
 
 
-def warm_now(tournament_id: int, only: Iterable[str] = ("record", "fragments")) -> None:
-    """Refresh the per-player record, then render the busiest shared fragments of the
-    tournament's current version (with their ETags) before the phones ask."""
+def warm_now(tournament_id: int, only: Iterable[str] = ("pages", "record", "fragments")) -> None:
+    """Before the phones ask: read what players' pages read once per version in this
+    process ("pages"), refresh the per-player record ("record"), render the busiest shared
+    fragments of the tournament's current version with their ETags ("fragments")."""
+    if "pages" in only:
+        t = Tournament.objects.filter(pk=tournament_id).first()
+        if t is not None:
+            pages.read_version(t)
     if "record" in only:
         refresh(tournament_id)
     t = Tournament.objects.filter(pk=tournament_id).first()
@@ -385,19 +390,19 @@ def base_event(base: str) -> int:
 
 def warm_soon(base: str, version: int, part: str) -> None:
     """The event (`base`: its record_base) moved to `version`: in the background, before
-    the phones ask, refresh the per-player record (`part` "record") or render the new
-    version's busiest shared fragments ("fragments").
+    the phones ask, one `part` of `warm_now`: "pages", "record" or "fragments".
 
     Called by the processes that serve the event's streams (tournaments.stream.Hub), each
     asking only for what its open pages use; never by the writer: the organizer's process
     spends no time on the phones' pages (its result POST shared the GIL with a 200 ms
     warm-up after every result, bench_phones). With a shared cache one process of a pool
-    claims each version's part; with a cache per process (no REDIS_URL: the venue mode)
-    each keeps its own. Never raises: a cold cache only costs the first phone a render.
+    claims each version's record and fragments; with a cache per process (no REDIS_URL:
+    the venue mode) each keeps its own. "pages" is this process's own memory, read by
+    every process that asks. Never raises: a cold cache only costs the first phone a render.
     """
     tournament_id = base_event(base)
     try:
-        if not cache.add(f"{base}:warming:{part}:{version}", 1, CLAIM_SECONDS):
+        if part != "pages" and not cache.add(f"{base}:warming:{part}:{version}", 1, CLAIM_SECONDS):
             return  # another process of the pool has it
         if part == "record":
             # Said before the refresh starts, so that polls meanwhile trust the record.

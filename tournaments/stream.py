@@ -179,8 +179,11 @@ class Hub:
         tracked = [s for s in subs if s.pages]
         if settings.LIVE_PREWARM and version != state.warmed:
             state.warmed = version  # asked once per version; the claim picks one process
-            # Only what this process's open pages use: the per-player record for players'
-            # pages, the shared fragments for the shared ones (others render on demand).
+            # Only what this process's open pages use: what players' pages read once per
+            # version here and the per-player record for players' pages, the shared
+            # fragments for the shared ones (others render on demand).
+            if tracked:
+                self.warm(base, version, "pages")
             if tracked and (seen is None or seen < version):
                 self.warm(base, version, "record")
             if len(tracked) < len(subs):
