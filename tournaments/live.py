@@ -29,6 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -39,6 +40,7 @@ from django.db.models.functions import Cast
 from django.template.loader import render_to_string
 
 from scoring.models import Standing, StandingsState
+from scoring.services import changes_since
 from tournaments.models import Player, Round, Seat, Tournament
 from tournaments.pages import public as pages
 
@@ -246,14 +248,6 @@ def digests(t: Tournament) -> dict[str, bytes]:
             "id", "external_id", "name", "dropped_after_round", "made_phase", "entry"
         )
     }
-    seats = list(
-        Seat.objects.filter(round__tournament=t)
-        .order_by("match_id", "position")
-        .values_list(
-            "match_id", "player_id", "position", "games_won", "place", "score", "absent",
-            "match__kind", "match__reported", "match__draws", "match__table", "round_id",
-        )
-    )  # fmt: skip
     standing_rows = list(
         Standing.objects.filter(tournament=t)
         .order_by("position")
@@ -272,20 +266,8 @@ def digests(t: Tournament) -> dict[str, bytes]:
 
     # Each player's fields written out once, not once per match and page that names them.
     person = {pk: repr(fields) for pk, fields in players.items()}
-    by_match: dict[int, list[tuple[Any, ...]]] = {}
-    for seat in seats:
-        by_match.setdefault(seat[0], []).append(seat)
-    own: dict[int, list[int]] = {}  # player -> their matches
-    opponents: dict[int, set[int]] = {}
-    match_digest: dict[int, bytes] = {}
-    for match_id, seats_of in by_match.items():
-        match_digest[match_id] = _digest_text(
-            repr(seats_of) + "".join(person.get(s[1], "") for s in seats_of)
-        )
-        ids = [s[1] for s in seats_of]
-        for pid in ids:
-            own.setdefault(pid, []).append(match_id)
-            opponents.setdefault(pid, set()).update(i for i in ids if i != pid)
+    matches = _matches(t, person)
+    match_digest, own, opponents = matches.digest, matches.own, matches.opponents
     own_digest = {
         pid: b"".join(match_digest[m] for m in sorted(matches)) for pid, matches in own.items()
     }
@@ -317,6 +299,68 @@ def digests(t: Tournament) -> dict[str, bytes]:
             b"".join(row_digest[i - 1] for i in around),
         )
     return out
+
+
+_SEAT_FIELDS = (
+    "match_id", "player_id", "position", "games_won", "place", "score", "absent",
+    "match__kind", "match__reported", "match__draws", "match__table", "round_id",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Matches:
+    """Every match of an event digested, as of one version; never changed once made."""
+
+    version: int
+    digest: dict[int, bytes]  # match id -> its seats and their players, digested
+    own: dict[int, list[int]]  # player pk -> their matches
+    opponents: dict[int, set[int]]  # player pk -> everyone they sat with
+
+
+# The last matches digested in this process, per event: the next refresh reads again only
+# the matches whose results changed since (a result every few seconds; every seat of a
+# 2,048-player event read and digested was half of a refresh).
+_LAST_MATCHES: dict[tuple[int, float], _Matches] = {}
+
+
+def _matches(t: Tournament, person: dict[int, str]) -> _Matches:
+    """`_Matches` of `t` now: from the last one made here with only the matches whose
+    results changed since read again (scoring.services.changes_since), or in full after
+    anything else (a pairing, a drop, a rename: `person` is then new too)."""
+    event = (t.pk, t.created_at.timestamp())
+    last = _LAST_MATCHES.get(event)
+    changed = None if last is None or last.version > t.version else changes_since(t, last.version)
+    seats = Seat.objects.order_by("match_id", "position").values_list(*_SEAT_FIELDS)
+    if last is not None and changed is not None:
+        digest = dict(last.digest)
+        for match_id, seats_of in _by_match(seats.filter(match_id__in=set(changed))).items():
+            digest[match_id] = _match_digest(seats_of, person)
+        # A result moves no one to another table: who sat with whom stays.
+        found = _Matches(t.version, digest, last.own, last.opponents)
+    else:
+        digest, own, opponents = {}, {}, {}
+        for match_id, seats_of in _by_match(seats.filter(round__tournament=t)).items():
+            digest[match_id] = _match_digest(seats_of, person)
+            ids = [s[1] for s in seats_of]
+            for pid in ids:
+                own.setdefault(pid, []).append(match_id)
+                opponents.setdefault(pid, set()).update(i for i in ids if i != pid)
+        found = _Matches(t.version, digest, own, opponents)
+    if len(_LAST_MATCHES) >= 16:
+        _LAST_MATCHES.clear()
+    _LAST_MATCHES[event] = found
+    return found
+
+
+def _by_match(seats: Iterable[tuple[Any, ...]]) -> dict[int, list[tuple[Any, ...]]]:
+    by_match: dict[int, list[tuple[Any, ...]]] = {}
+    for seat in seats:
+        by_match.setdefault(seat[0], []).append(seat)
+    return by_match
+
+
+def _match_digest(seats_of: list[tuple[Any, ...]], person: dict[int, str]) -> bytes:
+    return _digest_text(repr(seats_of) + "".join(person.get(s[1], "") for s in seats_of))
 
 
 def refresh(tournament_id: int) -> None:
