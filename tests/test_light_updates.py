@@ -416,3 +416,23 @@ def test_the_digests_a_phone_server_keeps_follow_each_write_exactly_like_a_full_
         kept, full = kept_and_full()
         assert kept == full
     assert read_again[0] == [third.pk]  # the last write, a result: its match alone
+
+
+def test_what_a_server_keeps_per_version_forgets_older_versions_first(
+    event: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five reads per version (pages.read_version) in a memo of sixteen: the current
+    version's reads must all stay while older versions make room."""
+    from tournaments.pages import common
+
+    monkeypatch.setattr(common, "_VERSION_MEMO", {})
+    computed: list[tuple[int, str]] = []
+    for version in range(1, 10):
+        event.version = version
+        for name in ("players", "seating", "standings", "table", "round"):
+            common.per_version(event, name, lambda v=version, n=name: computed.append((v, n)))
+        computed.clear()
+        for name in ("players", "seating", "standings", "table", "round"):
+            common.per_version(event, name, lambda v=version, n=name: computed.append((v, n)))
+        assert computed == []  # all five still kept
+    assert len(common._VERSION_MEMO) <= common._VERSION_MEMO_SIZE

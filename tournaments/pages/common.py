@@ -81,9 +81,15 @@ def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> 
         found = _VERSION_MEMO.get(key, _UNKNOWN)  # computed while this thread waited
         if found is _UNKNOWN:
             found = compute()
-            if len(_VERSION_MEMO) >= _VERSION_MEMO_SIZE:
-                _VERSION_MEMO.clear()
-            _VERSION_MEMO[key] = found
+            with _COMPUTING_LOCK:
+                # The oldest first (a dict keeps its order): older versions go before the
+                # one just read. (Clearing them all threw away the current version's other
+                # reads too, which the next phone then read again.)
+                for old in list(_VERSION_MEMO)[
+                    : max(0, len(_VERSION_MEMO) - _VERSION_MEMO_SIZE + 1)
+                ]:
+                    del _VERSION_MEMO[old]
+                _VERSION_MEMO[key] = found
     with _COMPUTING_LOCK:
         _COMPUTING.pop(key, None)
     return found  # type: ignore[no-any-return]
