@@ -98,6 +98,7 @@ class Subscription:
     urgent: set[str] = field(default_factory=set)  # changed: told without waiting
     ready: bool = False  # `last` read once: from then on a move is a change
     at: str = ""  # the version the page showed when it opened its stream, if it said
+    keys: dict[tuple[str, str], str] = field(default_factory=dict)  # watched -> cache key
 
 
 @dataclass
@@ -108,6 +109,7 @@ class _EventState:
     warmed: int | None = None  # the last version this hub asked live.warm_soon for
     shared_due: bool = False
     shared_at: float = 0.0
+    fresh: list[Subscription] = field(default_factory=list)  # players' pages not looked at yet
 
 
 class Hub:
@@ -116,6 +118,10 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subscriptions: dict[int, Subscription] = {}
+        # The same, by event, and of those the players' pages: kept as streams come and
+        # go, since every look (ten a second) reads them.
+        self._by_event: dict[str, dict[int, Subscription]] = {}
+        self._tracked: dict[str, dict[int, Subscription]] = {}
         self._events: dict[str, _EventState] = {}
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
@@ -127,8 +133,14 @@ class Hub:
     ) -> int:
         with self._lock:
             token = next(self._ids)
-            self._subscriptions[token] = Subscription(base, pages, deliver, at=at)
-            self._events.setdefault(base, _EventState())
+            sub = Subscription(base, pages, deliver, at=at)
+            sub.keys = {p: page_version_key(base, *p) for p in _watched(sub)}
+            self._subscriptions[token] = sub
+            self._by_event.setdefault(base, {})[token] = sub
+            state = self._events.setdefault(base, _EventState())
+            if pages:
+                self._tracked.setdefault(base, {})[token] = sub
+                state.fresh.append(sub)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="live-hub", daemon=True)
                 self._thread.start()
@@ -137,7 +149,14 @@ class Hub:
     def unsubscribe(self, token: int) -> None:
         with self._lock:
             gone = self._subscriptions.pop(token, None)
-            if gone and not any(s.base == gone.base for s in self._subscriptions.values()):
+            if gone is None:
+                return
+            self._tracked.get(gone.base, {}).pop(token, None)
+            of_event = self._by_event.get(gone.base, {})
+            of_event.pop(token, None)
+            if not of_event:
+                self._by_event.pop(gone.base, None)
+                self._tracked.pop(gone.base, None)
                 self._events.pop(gone.base, None)
 
     def count(self) -> int:
@@ -162,10 +181,12 @@ class Hub:
         whom it concerns."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            by_event: dict[str, list[Subscription]] = {}
-            for sub in self._subscriptions.values():
-                by_event.setdefault(sub.base, []).append(sub)
+            by_event = {base: list(subs.values()) for base, subs in self._by_event.items()}
+            tracked = {base: list(self._tracked.get(base, {}).values()) for base in by_event}
             states = {base: self._events.setdefault(base, _EventState()) for base in by_event}
+            fresh = {base: state.fresh for base, state in states.items()}
+            for state in states.values():
+                state.fresh = []
         if not by_event:
             return
         # Writes are seen in the database, their source of truth, whichever process made
@@ -174,13 +195,19 @@ class Hub:
         for base, subs in by_event.items():
             version = versions.get(live.base_event(base))
             if version is not None:
-                self._tick_event(base, subs, states[base], version, now)
+                self._tick_event(base, subs, tracked[base], fresh[base], states[base], version, now)
 
     def _tick_event(
-        self, base: str, subs: list[Subscription], state: _EventState, version: int, now: float
+        self,
+        base: str,
+        subs: list[Subscription],
+        tracked: list[Subscription],
+        fresh: list[Subscription],
+        state: _EventState,
+        version: int,
+        now: float,
     ) -> None:
         seen = cache.get(f"{base}:seen")
-        tracked = [s for s in subs if s.pages]
         if settings.LIVE_PREWARM and version != state.warmed:
             state.warmed = version  # asked once per version; the claim picks one process
             # Only what this process's open pages use: what players' pages read once per
@@ -194,13 +221,12 @@ class Hub:
                 self.warm(base, version, "fragments")
         # After a refresh every tracked page is looked at; otherwise only new streams',
         # whose starting point is read once (a hall of phones joins over minutes).
-        look = tracked if seen != state.seen else [s for s in tracked if not s.ready]
+        look = tracked if seen != state.seen else fresh
         if look:
-            keys = {page_version_key(base, *p) for s in look for p in _watched(s)}
-            versions = cache.get_many(list(keys))
+            versions = cache.get_many(list({key for s in look for key in s.keys.values()}))
             for sub in look:
                 for page, pid in sub.pages:
-                    version = versions.get(page_version_key(base, page, pid))
+                    version = versions.get(sub.keys[(page, pid)])
                     if sub.ready and version != sub.last.get((page, pid)):
                         sub.due.add(page)
                     elif (
@@ -210,7 +236,7 @@ class Hub:
                     sub.last[(page, pid)] = version
                     if page in URGENT:
                         key = (URGENT[page], pid)
-                        version = versions.get(page_version_key(base, *key))
+                        version = versions.get(sub.keys[key])
                         if sub.ready and version != sub.last.get(key):
                             sub.urgent.add(page)
                         sub.last[key] = version
