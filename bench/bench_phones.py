@@ -3,8 +3,8 @@
 The production stack: gunicorn (DEBUG off, collected static files), PostgreSQL
 (postgres://postgres@127.0.0.1:5432/, database swiss_bench_phones, created afresh) and
 Redis as the cache (127.0.0.1:6379 db 15). Two gunicorn pools, as README's "Behind a
-cache" runs them: one for the phones, one for the organizer's /manage/ screens, so the
-organizer is never queued behind the phones.
+cache" runs them: one for the phones (at nice 10), one for the organizer's /manage/
+screens, so the organizer is never queued behind the phones.
 
 Each simulated phone belongs to a player and has two pages open, each following the
 event as static/js/live.js does: the page's event stream (tournaments/stream.py) and a
@@ -385,8 +385,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="the phones' pool")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--trace", type=Path, help="write each refresh (sent s, ms, path) here")
-    parser.add_argument("--phones-nice", type=int, default=0,
-                        help="run the phones' pool at this CPU niceness")  # fmt: skip
+    parser.add_argument("--phones-nice", type=int, default=10,
+                        help="the phones' pool's CPU niceness (README: nice -n 10)")  # fmt: skip
     parser.add_argument("--cut", action="store_true",
                         help="a top 8 after round 11: 'what do I need?' is computed after "
                              "every result (issue 15), as in a real event's last rounds")  # fmt: skip
@@ -509,7 +509,8 @@ def report(
     print(
         f"phones: {args.phones} phones x 2 pages, {seconds:.0f} s measured after a "
         f"{WARMUP:.0f} s ramp; phones' pool: gunicorn {args.workers} uvicorn workers (pages "
-        f"in WEB_THREADS threads each); organizer's pool: gthread 1 x 4; load average "
+        f"in WEB_THREADS threads each) at nice {args.phones_nice}; organizer's pool: gthread "
+        f"1 x 4; load average "
         f"{load_before:.2f} before, {load_after[0]:.2f} after",
         flush=True,
     )
