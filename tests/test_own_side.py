@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.browser.conftest import browser  # noqa: F401  (the fixture, for the phone test)
+from tests.browser.conftest import (  # noqa: F401  (the fixtures, for the phone test)
+    _pages_poll_the_live_server,
+    browser,
+)
 from tests.conftest import REAL_EVENTS
 from tournaments.interchange import parse_document
 from tournaments.models import Tournament
@@ -231,6 +234,7 @@ def test_a_players_json_reads_every_round_from_their_side_on_a_real_event(
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_pages_poll_the_live_server")
 def test_find_me_in_a_phone_browser_shows_the_table_once_with_my_own_result(
     browser: Any,  # noqa: F811
     live_server: Any,
