@@ -228,6 +228,7 @@ def _store(t: Tournament, round_: Round, version: int, **fields: Any) -> Outlook
 # --- In the background -------------------------------------------------------------------
 
 _running: dict[int, bool] = {}  # event pk -> another run asked for while one runs
+_last_start: dict[int, float] = {}  # event pk -> when its last run started (monotonic)
 _running_lock = threading.Condition()
 
 
@@ -289,6 +290,15 @@ def schedule(tournament_id: int) -> None:
 def _run(tournament_id: int) -> None:
     try:
         while True:
+            with _running_lock:
+                # Not sooner than this after the event's last run: in the last rounds a
+                # result every few seconds would otherwise keep a core busy with
+                # simulations in the organizer's own process (its result POST p95 1.6x
+                # the calibration; bench_phones --cut). Writes meanwhile wait for this run.
+                due = _last_start.get(tournament_id, -1e9) + settings.OUTLOOK_EVERY_SECONDS
+                _running_lock.wait_for(lambda: False, max(0.0, due - time.monotonic()))
+                _last_start[tournament_id] = time.monotonic()
+                _running[tournament_id] = False  # this run covers the writes so far
             try:
                 compute_now(tournament_id=tournament_id)
             except Exception:
@@ -478,7 +488,11 @@ def player_card(
     kwargs = {"slug": t.slug, "pid": player_external_id}
     card["poll_url"] = reverse("outlook_card", kwargs=kwargs)
     card["page_url"] = reverse("player", kwargs=kwargs)
-    card["poll"] = CARD_POLL_SECONDS if card["computing"] or card["updating"] else None
+    # Only while there is nothing to show yet: figures "updating" after a result stay on
+    # the card until the player's page refreshes (its event stream), or a hall of phones
+    # would poll the card every few seconds through the last rounds (a run after nearly
+    # every result; bench_phones --cut).
+    card["poll"] = CARD_POLL_SECONDS if card["computing"] else None
     card["answer"] = (
         answer_words(mine, cut=card["cut"], after=row.rounds_after) if mine is not None else None
     )

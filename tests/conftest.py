@@ -139,3 +139,4 @@ def _outlooks_in_the_foreground(settings: Any) -> None:
     simulations. tests/test_outlook_app.py covers the background thread."""
     settings.OUTLOOK_BACKGROUND = False
     settings.OUTLOOK_SIMULATIONS = 100
+    settings.OUTLOOK_EVERY_SECONDS = 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db.models import F
 from django.test import Client
 
 from scoring import outlooks
@@ -268,6 +269,29 @@ def test_schedule_marks_computing_at_once_then_runs_one_at_a_time_coalescing_wri
     assert outlooks.wait_idle(10) and len(calls) == 3
 
 
+def test_background_runs_of_an_event_start_at_most_every_few_seconds(
+    real: Tournament, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    settings.OUTLOOK_BACKGROUND = True
+    settings.OUTLOOK_EVERY_SECONDS = 1
+    starts: list[float] = []
+    first = threading.Event()
+
+    def stand_in(*, tournament_id: int) -> None:
+        starts.append(time.monotonic())
+        first.set()
+
+    monkeypatch.setattr(outlooks, "compute_now", stand_in)
+    outlooks.schedule(real.pk)
+    assert first.wait(10)
+    for _ in range(3):  # results right after the run: one more, a second after the first
+        outlooks.schedule(real.pk)
+    assert outlooks.wait_idle(10)
+    assert len(starts) == 2 and starts[1] - starts[0] >= 0.99
+
+
 def test_schedule_never_raises_whatever_fails(
     real: Tournament, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -361,6 +385,21 @@ def test_the_player_page_says_computing_then_the_card_asks_for_itself_until_read
     plain = client.get(card_url)
     assert plain.status_code == 302 and plain["Location"] == f"/t/{real.slug}/players/{pid}/"
     assert client.get(f"/t/{real.slug}/outlook/nobody/", **HX).status_code == 404
+
+
+def test_figures_updating_after_a_result_stay_on_the_card_without_it_polling(
+    real: Tournament, client: Client
+) -> None:
+    """Only a card with nothing to show asks for itself: in the last rounds figures are
+    "updating" after nearly every result, and every phone would poll every few seconds."""
+    outlooks.compute_now(tournament_id=real.pk)
+    Tournament.objects.filter(pk=real.pk).update(version=F("version") + 1)  # a result
+    outlooks.mark_computing(real.pk)  # the next run is due: the figures are updating
+    pid = Player.objects.filter(tournament=real).order_by("id").first().external_id
+    page = client.get(f"/t/{real.slug}/players/{pid}/").content.decode()
+    assert 'data-outlook="updating"' in page
+    assert f'hx-get="/t/{real.slug}/outlook/{pid}/"' not in page
+    answer_kind(page)  # the figures of the run before are shown meanwhile
 
 
 def test_the_player_page_shows_the_answer_plain_and_for_htmx(

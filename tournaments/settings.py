@@ -171,6 +171,9 @@ WEB_THREADS = env_int("WEB_THREADS", 8)
 # background thread after a write (False: in the writing request, after its commit).
 OUTLOOK_SIMULATIONS = env_int("OUTLOOK_SIMULATIONS", 2000)
 OUTLOOK_BACKGROUND = env_bool("OUTLOOK_BACKGROUND", True)
+# Background runs of one event start at most this often (seconds); writes meanwhile wait
+# for the next, which covers them all.
+OUTLOOK_EVERY_SECONDS = env_int("OUTLOOK_EVERY_SECONDS", 10)
 
 # Rendered live fragments and login-failure counters. Per process by default; with
 # REDIS_URL (production, several gunicorn workers) one render per change serves them all.
