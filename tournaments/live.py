@@ -11,10 +11,11 @@ it, caches it, and decides when a phone's copy is still good:
   player per version just to learn that they did not change, and with a result every 2 s
   no poll ever meets the same version twice. So after each committed write the process
   that serves the event's streams (stream.Hub, which sees the version move) runs
-  `refresh` through `warm_soon`, which reads the event in three bulk queries, digests what each of
-  those pages depends on (the player's standing row, their matches and their opponents'
-  matches; the rows shown around them) and records, per player and page, the version at
-  which that digest last moved. A poll reads that version from the cache (no render, no
+  `refresh` through `warm_soon`, which reads the event in a few bulk queries (after a
+  result only its match's seats), digests what each of those pages depends on (the
+  player's standing row, their matches and their opponents' matches; the rows shown
+  around them) and records, per player and page, the version at which that digest last
+  moved. A poll reads that version from the cache (no render, no
   extra query): its ETag and its fragment's key. When the record cannot be trusted (no
   refresh ran for the current version and none is on its way, or the cache lost it), the
   page falls back to the tournament's version: more renders, never a stale page.
@@ -266,8 +267,8 @@ def digests(t: Tournament) -> dict[str, bytes]:
 
     # Each player's fields written out once, not once per match and page that names them.
     person = {pk: repr(fields) for pk, fields in players.items()}
-    matches = _matches(t, person)
-    match_digest, own, opponents = matches.digest, matches.own, matches.opponents
+    seated = _matches(t, person)
+    match_digest, own, opponents = seated.digest, seated.own, seated.opponents
     own_digest = {
         pid: b"".join(match_digest[m] for m in sorted(matches)) for pid, matches in own.items()
     }
