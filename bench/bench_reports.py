@@ -4,9 +4,10 @@ Run: .venv/bin/python bench/bench_reports.py [--players 1000] [--window 90]
      .venv/bin/python bench/bench_reports.py --closed 32   (throughput: 32 clients back to back)
 
 On PostgreSQL (database swiss_bench_reports on postgres://postgres@127.0.0.1:5432,
-dropped and created afresh), with gunicorn as the README's production command runs it
-(gthread, 4 workers x 2 threads, DEBUG off, SECRET_KEY set, collectstatic done) over plain
-HTTP (SECURE_SSL_REDIRECT=0, SECURE_COOKIES=0). BEHIND_PROXY=1 and each phone sends its
+dropped and created afresh) and Redis as the shared cache (127.0.0.1:6379 db 15), with
+gunicorn as the README's production command runs it (4 uvicorn workers, the pages in
+WEB_THREADS threads each; DEBUG off, SECRET_KEY set, collectstatic done) over plain HTTP
+(SECURE_SSL_REDIRECT=0, SECURE_COOKIES=0). BEHIND_PROXY=1 and each phone sends its
 own X-Forwarded-For, as the TLS proxy would: phones have their own addresses.
 
 1. An event of N players with round 1 paired (N/2 tables, no result), a private link for
@@ -73,8 +74,7 @@ def environment() -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "0",
         "SECURE_COOKIES": "0",
         "BEHIND_PROXY": "1",
-        "LIVE_PREWARM": "0",
-        "REDIS_URL": "",
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
     }
 
 
@@ -175,7 +175,7 @@ def percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[int(q * (len(sorted_ms) - 1))]
 
 
-def run(players: int, window: float, closed: int, workers: int = 4, threads: int = 2) -> int:
+def run(players: int, window: float, closed: int, workers: int = 4, threads: int = 8) -> int:
     env = environment()
     os.environ.update(env)
     fresh_database(env)
@@ -183,13 +183,16 @@ def run(players: int, window: float, closed: int, workers: int = 4, threads: int
     import django
 
     django.setup()
+    from django.core.cache import cache
+
+    cache.clear()  # the bench's own Redis database: nothing of an earlier run
     t, tables = make_event(players)
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--worker-class",
-         "gthread", "--workers", str(workers), "--threads", str(threads), "--bind",
+        [sys.executable, "-m", "gunicorn", "tournaments.asgi:application", "--worker-class",
+         "uvicorn_worker.UvicornWorker", "--workers", str(workers), "--bind",
          f"127.0.0.1:{port}", "--log-level", "warning"],
-        cwd=ROOT, env=env,
+        cwd=ROOT, env={**env, "WEB_THREADS": str(threads)},
     )  # fmt: skip
     try:
         for _ in range(100):
@@ -291,7 +294,8 @@ def run(players: int, window: float, closed: int, workers: int = 4, threads: int
         f"open load: tables finishing evenly over {window:.0f} s, confirmed 1-5 s later; "
         f"dispatch late by at most {max(late or [0]):.0f} ms"
     )  # fmt: skip
-    print(f"players {players}, tables {len(tables)}, gunicorn gthread {workers}x{threads}; {load}")
+    print(f"players {players}, tables {len(tables)}, gunicorn {workers} uvicorn workers x "
+          f"{threads} page threads, Redis; {load}")  # fmt: skip
     print(f"reports offered {len(plan)}, completed {len(report_ms)}, confirmed "
           f"{sum(done for done, _ in reported.values())}; errors {len(errors)}, lost reports {lost}")  # fmt: skip
     for e in errors[:5]:
@@ -313,7 +317,7 @@ if __name__ == "__main__":
     parser.add_argument("--closed", type=int, default=0, metavar="K",
                         help="K clients back to back instead of the open load")  # fmt: skip
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (README: 4)")
-    parser.add_argument("--threads", type=int, default=2, help="threads each (README: 2)")
+    parser.add_argument("--threads", type=int, default=8, help="WEB_THREADS (README: 8)")
     args = parser.parse_args()
     print_calibration()
     print(f"calibration {calibration_ms():.1f} ms")
