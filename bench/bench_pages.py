@@ -5,7 +5,9 @@
 2. A load run: gunicorn on 127.0.0.1 (SQLite file), N simulated phones polling the live
    pages every 3 s with If-None-Match, as htmx does through the browser cache, while a
    result is entered every few seconds. Bounded in time and count; prints requests,
-   errors, 304 share and latency percentiles.
+   errors, 304 share and latency percentiles. Pages render on demand here: live pages
+   are warmed by the servers that hold their event streams (stream.Hub), and this WSGI
+   pool holds none (bench_phones.py measures the phones as they run).
 
 Run: .venv/bin/python bench/bench_pages.py [--phones 1000] [--seconds 60] (no load run
 without --phones: bench_phones.py measures the phones)
@@ -219,7 +221,7 @@ def main() -> None:
         SECURE_SSL_REDIRECT="0", DJANGO_SETTINGS_MODULE="tournaments.settings",
         DATABASE_URL=f"sqlite:///{tmp}/pages.sqlite3",
         REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
-        # Server times measure the render itself; the load run turns warming on.
+        # Server times measure the render itself.
         LIVE_PREWARM="0",
     )  # fmt: skip
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
