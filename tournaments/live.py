@@ -42,7 +42,7 @@ from django.template.loader import render_to_string
 
 from scoring.models import Standing, StandingsState
 from scoring.services import changes_since
-from tournaments.models import Player, Round, Seat, Tournament
+from tournaments.models import Round, Seat, Tournament
 from tournaments.pages import public as pages
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,10 @@ REFRESH_WAIT_SECONDS = 10.0
 # A version's warm-up is claimed by one process of a pool; no hub meets it as new later.
 CLAIM_SECONDS = 600
 TRACKED = ("player", "near")  # the per-player pages whose versions `refresh` records
+# What `warm_now` does. The record and the fragments live in the cache, shared by a pool
+# (one process does them per version); "pages" is each process's own memory.
+WARM_PARTS = ("pages", "record", "fragments")
+POOL_PARTS = ("record", "fragments")
 
 
 def fragment_key(
@@ -243,11 +247,11 @@ def digests(t: Tournament) -> dict[str, bytes]:
         .order_by("number")
         .values_list("id", "number", "phase", "playoff", "clock_ends_at", "clock_paused_remaining")
     )
+    # The per-version read the players' pages use (pages.read_version has usually made it
+    # in this process already): not a query of its own.
     players = {
-        pk: rest
-        for pk, *rest in Player.objects.filter(tournament=t).values_list(
-            "id", "external_id", "name", "dropped_after_round", "made_phase", "entry"
-        )
+        p.pk: (p.external_id, p.name, p.dropped_after_round, p.made_phase, p.entry)
+        for p in pages.event_players(t).values()
     }
     standing_rows = list(
         Standing.objects.filter(tournament=t)
@@ -410,22 +414,24 @@ def _busiest(t: Tournament) -> list[tuple[str, str, Callable[[], dict[str, Any]]
     ]
 
 
-def warm_now(tournament_id: int, only: Iterable[str] = ("pages", "record", "fragments")) -> None:
+def warm_now(tournament_id: int, only: Iterable[str] = WARM_PARTS) -> None:
     """Before the phones ask: read what players' pages read once per version in this
     process ("pages"), refresh the per-player record ("record"), render the busiest shared
     fragments of the tournament's current version with their ETags ("fragments")."""
-    if "pages" in only:
-        t = Tournament.objects.filter(pk=tournament_id).first()
-        if t is not None:
-            pages.read_version(t)
-    if "record" in only:
+    parts = set(only)
+    if "record" in parts:
         refresh(tournament_id)
-    t = Tournament.objects.filter(pk=tournament_id).first()
-    if t is None or "fragments" not in only:
+    if not parts & {"pages", "fragments"}:
         return
-    for partial, query, build in _busiest(t):
-        fragment_gz(t, partial, query, "", build)
-        fragment_etag(t, partial, query, "", build)
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    if t is None:
+        return
+    if "pages" in parts:
+        pages.read_version(t)
+    if "fragments" in parts:
+        for partial, query, build in _busiest(t):
+            fragment_gz(t, partial, query, "", build)
+            fragment_etag(t, partial, query, "", build)
 
 
 def base_event(base: str) -> int:
@@ -447,7 +453,8 @@ def warm_soon(base: str, version: int, part: str) -> None:
     """
     tournament_id = base_event(base)
     try:
-        if part != "pages" and not cache.add(f"{base}:warming:{part}:{version}", 1, CLAIM_SECONDS):
+        claim = f"{base}:warming:{part}:{version}"
+        if part in POOL_PARTS and not cache.add(claim, 1, CLAIM_SECONDS):
             return  # another process of the pool has it
         if part == "record":
             # Said before the refresh starts, so that polls meanwhile trust the record.

@@ -146,10 +146,9 @@ def _commit(w: Write) -> None:
     if w.entries:
         AuditEntry.objects.bulk_create(w.entries)
     pk = t.pk
-    # robust: whatever fails after the commit is logged; the saved write stays a success.
     if t.top_cut and t.planned_rounds:
-        # "What do I need?" (issue 15), in the background; first, so that the pages the
-        # next line warms already say "computing". No query for events without a cut.
+        # "What do I need?" (issue 15), in the background. No query for events without a
+        # cut. robust: whatever fails after the commit is logged; the write stays a success.
         transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
 
 
