@@ -422,7 +422,10 @@ def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str
     return words
 
 
-def _header(row: Outlook, t: Tournament, round_: Round, *, has_data: bool) -> dict[str, Any]:
+def _header(
+    row: Outlook, t: Tournament, round_: Round, *, has_data: bool, version: int | None = None
+) -> dict[str, Any]:
+    version = t.version if version is None else version
     has_data = has_data and row.state in (State.READY, State.COMPUTING)
     return {
         "state": row.state,
@@ -437,7 +440,7 @@ def _header(row: Outlook, t: Tournament, round_: Round, *, has_data: bool) -> di
         "took_ms": row.took_ms,
         "has_data": has_data,
         # Figures of an older version while a newer run is due: shown, said to be updating.
-        "updating": has_data and (row.state == State.COMPUTING or row.version < t.version),
+        "updating": has_data and (row.state == State.COMPUTING or row.version < version),
         "computing": row.state == State.COMPUTING and not has_data,
         "failed": row.state == State.FAILED,
     }
@@ -458,23 +461,41 @@ def _player_slice(player_external_id: str) -> RawSQL | None:
     return None
 
 
+_READ = object()  # player_card: read the row (one query)
+
+
 def player_card(
-    t: Tournament, round_: Round | None, player_external_id: str
+    t: Tournament,
+    round_: Round | None,
+    player_external_id: str,
+    *,
+    row: Any = _READ,
+    version: int | None = None,
 ) -> dict[str, Any] | None:
     """What the "What do I need?" card shows one player (templates/tournaments/
-    _outlook.html), from one query reading only their part of the stored figures; None
-    when there is nothing to show."""
+    _outlook.html); None when there is nothing to show. From `row` when the caller has
+    the round's row (the phones' pages: tournaments.pages.event reads it once per
+    version), else from one query reading only this player's part of the figures.
+    `version`: the tournament's version the card is for (default `t.version`)."""
     if round_ is None or round_.playoff or not (t.top_cut and t.planned_rounds):
         return None  # no figures without a cut and a plan (`applies`): no query either
-    rows = Outlook.objects.filter(tournament=t, round=round_).exclude(state=State.NOT_APPLICABLE)
     mine: Any
-    piece = _player_slice(player_external_id)
-    if piece is not None:
-        row = rows.defer("data").annotate(mine=piece).first()
-        mine = getattr(row, "mine", None)
-        has_data = row is not None and row.computed_at is not None
+    if row is _READ:
+        rows = Outlook.objects.filter(tournament=t, round=round_).exclude(
+            state=State.NOT_APPLICABLE
+        )
+        piece = _player_slice(player_external_id)
+        if piece is not None:
+            row = rows.defer("data").annotate(mine=piece).first()
+            mine = getattr(row, "mine", None)
+            has_data = row is not None and row.computed_at is not None
+        else:
+            row = rows.first()
+            mine = for_player(row, player_external_id)
+            has_data = row is not None and bool(row.data)
     else:
-        row = rows.first()
+        if row is not None and row.state == State.NOT_APPLICABLE:
+            row = None
         mine = for_player(row, player_external_id)
         has_data = row is not None and bool(row.data)
     if row is None:
@@ -484,7 +505,10 @@ def player_card(
     mine = mine if isinstance(mine, dict) else None
     if has_data and mine is None and row.state == State.READY:
         return None  # not competing for the cut this round (dropped, or no seat)
-    card = _header(row, t, round_, has_data=has_data and mine is not None)
+    card = _header(
+        row, t, round_, has_data=has_data and mine is not None,
+        version=t.version if version is None else version,
+    )  # fmt: skip
     kwargs = {"slug": t.slug, "pid": player_external_id}
     card["poll_url"] = reverse("outlook_card", kwargs=kwargs)
     card["page_url"] = reverse("player", kwargs=kwargs)

@@ -319,44 +319,58 @@ def _updated_state(
 
 
 CHANGE_SECONDS = 3600
+# What one version changed, as the change log says: match results only (the changed
+# matches listed), "What do I need?" figures only (scoring.outlooks), or anything else a
+# page shows (a name, a clock) without a standing input. A version with no entry (an
+# entry evicted, or a write that changed players, rounds or drops) changed anything.
+RESULTS, FIGURES, OTHER = "results", "figures", "other"
 
 
 def _change_key(tournament: Tournament, version: int) -> str:
     return f"scoring:changes:{tournament.pk}:{tournament.created_at.timestamp()}:{version}"
 
 
-def record_change(tournament: Tournament, match_ids: list[int]) -> None:
-    """Note, once committed, which matches this version of the tournament changed.
+def record_change(tournament: Tournament, match_ids: list[int], *, kind: str = RESULTS) -> None:
+    """Note, once committed, what this version of the tournament changed (see RESULTS).
 
-    Another process whose snapshot is a few versions behind then reads back just those
-    matches instead of every match. A write that changes no scoring input records [];
-    a write that records nothing (pairing, drops, registration) forces a full read.
+    Another process whose snapshot or event view is a few versions behind then reads
+    back just those matches instead of every match. A write that records nothing
+    (pairing, drops, registration) forces a full read.
     """
-    key, version_ids = _change_key(tournament, tournament.version), list(match_ids)
-    transaction.on_commit(lambda: cache.set(key, version_ids, CHANGE_SECONDS), robust=True)
+    key, entry = _change_key(tournament, tournament.version), (kind, list(match_ids))
+    transaction.on_commit(lambda: cache.set(key, entry, CHANGE_SECONDS), robust=True)
 
 
-def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
-    """Match ids changed by the versions after `since` and before this write; None if
-    any of them is unknown (evicted, or a write that changes more than matches)."""
-    keys = [_change_key(tournament, v) for v in range(since + 1, tournament.version)]
+def _log(tournament: Tournament, first: int, last: int) -> list[tuple[str, list[int]]] | None:
+    """The change log's entries for versions first..last, or None if any is missing."""
+    keys = [_change_key(tournament, v) for v in range(first, last + 1)]
     if not keys:
         return []
     found = cache.get_many(keys)
     if len(found) != len(keys):
         return None
-    return [pk for key in keys for pk in found[key]]
+    return [tuple(found[key]) for key in keys]  # type: ignore[misc]
+
+
+def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
+    """Match ids changed by the versions after `since` and before this write; None if
+    any of them is unknown (evicted, or a write that changes more than matches). Writes
+    that changed no standing input (OTHER, FIGURES) changed no match."""
+    entries = _log(tournament, since + 1, tournament.version - 1)
+    if entries is None:
+        return None
+    return [pk for _kind, ids in entries for pk in ids]
 
 
 def changes_since(tournament: Tournament, since: int) -> list[int] | None:
     """The matches whose results the versions after `since`, up to the tournament's
-    own, changed; None unless every one of those writes changed match results only
-    (a write that records [] may have changed anything else a page shows: a name)."""
-    keys = [_change_key(tournament, v) for v in range(since + 1, tournament.version + 1)]
-    found = cache.get_many(keys)
-    if len(found) != len(keys) or not all(found.values()):
+    own, changed; None unless every one of those writes changed only match results or
+    only the "What do I need?" figures (anything else may have changed what a page
+    shows: a name, a round)."""
+    entries = _log(tournament, since + 1, tournament.version)
+    if entries is None or any(kind not in (RESULTS, FIGURES) for kind, _ids in entries):
         return None
-    return [pk for key in keys for pk in found[key]]
+    return [pk for _kind, ids in entries for pk in ids]
 
 
 def forget_snapshots() -> None:
@@ -604,13 +618,13 @@ def explanation(
     """How `player`'s stored tiebreakers came about (scoring.engine.explain), from the
     rows as they are now.
 
-    Swiss systems read only what the player's values depend on (see `neighbourhood`):
-    the player page is rendered once per version per player, and reading a 2,048-player
-    event in full each time would cost more than the page. pod and league events are
-    small, and their values reach further (WRR), so they are read in full.
+    With `hood` (a Swiss player's neighbourhood, which the phones' pages take from the
+    event's view: tournaments.pages.event) only what the player's values depend on is
+    scored; without it, or for pod and league events (small, and their values reach
+    further: WRR), the whole event.
     """
-    if tournament.system in SWISS_SYSTEMS:
-        event = neighbourhood_record(tournament, hood or neighbourhood(tournament, player))
+    if hood is not None and tournament.system in SWISS_SYSTEMS:
+        event = neighbourhood_record(tournament, hood)
     else:
         event = event_record(tournament)
     return explain(event, player.external_id)
@@ -649,203 +663,6 @@ class Neighbourhood:
     player: tuple[str, int | None]  # (external id, dropped after round)
     rounds: list[tuple[int, int, int, bool, int | None]]
     seats: list[HoodSeat]
-
-
-_ROUNDS_SQL = (
-    # has_result: byes and no-opponent losses always, anything else once reported.
-    # The first such match of each round (a LIMIT 1 on the round's index, no scan).
-    "SELECT r.id, r.number, r.phase, r.playoff, (SELECT m.id FROM {match} m"
-    " WHERE m.round_id = r.id AND (m.reported OR m.kind IN (%s, %s)) LIMIT 1)"
-    " FROM {rnd} r WHERE r.tournament_id = %s ORDER BY r.number"
-)
-_SEAT_COLUMNS = (
-    "s.match_id, m.round_id, m.kind, m.reported, m.draws, m.{table},"
-    " s.player_id, s.position, s.games_won, s.place, s.score, s.absent,"
-    " p.external_id, p.name, p.dropped_after_round"
-)
-
-
-def _tables() -> tuple[str, str, str, str, str]:
-    q = connection.ops.quote_name
-    rnd, match, seat, person = (q(model._meta.db_table) for model in (Round, Match, Seat, Player))
-    return rnd, match, seat, person, q("table")
-
-
-def _rounds(cursor: Any, tournament: Tournament) -> list[tuple[int, int, int, bool, int | None]]:
-    rnd, match, *_rest = _tables()
-    cursor.execute(_ROUNDS_SQL.format(match=match, rnd=rnd), [BYE, LOSS, tournament.pk])
-    return [
-        (rid, number, phase, bool(playoff), witness)
-        for rid, number, phase, playoff, witness in cursor.fetchall()
-    ]
-
-
-def _hood_seats(rows: Iterable[tuple[Any, ...]]) -> list[HoodSeat]:
-    return [
-        HoodSeat(
-            match_id, round_id, kind, bool(reported), draws, table, player_id, position,
-            games_won, place, _decimal(score), bool(absent), external_id, name, dropped,
-        )
-        for (
-            match_id, round_id, kind, reported, draws, table, player_id, position,
-            games_won, place, score, absent, external_id, name, dropped,
-        ) in rows
-    ]  # fmt: skip
-
-
-def neighbourhood(
-    tournament: Tournament, player: Player, seating: Seating | None = None
-) -> Neighbourhood:
-    """The player's neighbourhood (see `neighbourhood_record` for why it is enough).
-
-    From `seating` (every seat of the event, read once per version for all the phones'
-    pages) when given: no query at all. Otherwise two plain SQL queries (building these
-    through the ORM cost 3 ms against 0.9 ms).
-    """
-    if seating is not None:
-        return seating.neighbourhood(player)
-    rnd, match, seat, person, table = _tables()
-    with connection.cursor() as cursor:
-        rounds = _rounds(cursor, tournament)
-        witnesses = [row[4] for row in rounds if row[4] is not None]
-        also = f" OR s.match_id IN ({', '.join(['%s'] * len(witnesses))})" if witnesses else ""
-        cursor.execute(
-            f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-            f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-            f" JOIN {person} p ON p.id = s.player_id JOIN {rnd} r ON r.id = s.round_id"
-            # Every match of the player's opponents (the player's own among them).
-            f" WHERE s.match_id IN (SELECT w.match_id FROM {seat} w WHERE w.player_id IN"
-            f" (SELECT v.player_id FROM {seat} v WHERE v.match_id IN"
-            f" (SELECT u.match_id FROM {seat} u WHERE u.player_id = %s))){also}"
-            # Tables without a number last, on every database (SQLite sorts NULL first).
-            f" ORDER BY r.number, m.{table} IS NULL, m.{table}, s.match_id, s.position",
-            [player.pk, *witnesses],
-        )
-        seats = _hood_seats(cursor.fetchall())
-    return Neighbourhood(
-        player_id=player.pk,
-        player=(player.external_id, player.dropped_after_round),
-        rounds=rounds,
-        seats=seats,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Seating:
-    """Every seat of an event as of one moment, indexed to build any player's
-    `Neighbourhood` without a query: after each result hundreds of phones ask for their
-    player's page, and two queries each (7-9 ms on PostgreSQL at 2,048 players, most of
-    the page) cost more than reading the whole event once (pages.common.per_version)."""
-
-    rounds: list[tuple[int, int, int, bool, int | None]]
-    seats_of: dict[int, tuple[HoodSeat, ...]]  # match id -> its seats by position
-    matches_of: dict[int, tuple[int, ...]]  # player pk -> their match ids
-    order: dict[int, tuple[int, bool, int, int]]  # match id -> the SQL's ORDER BY
-
-    def neighbourhood(self, player: Player) -> Neighbourhood:
-        """What `neighbourhood`'s SQL reads: every match of everyone who sat at one of the
-        player's tables (the player included), and the rounds' witnesses."""
-        matches: set[int] = set()
-        for match_id in self.matches_of.get(player.pk, ()):
-            for seat in self.seats_of[match_id]:
-                matches.update(self.matches_of[seat.player_id])
-        matches.update(row[4] for row in self.rounds if row[4] is not None)
-        seats = [
-            seat
-            for match_id in sorted(matches, key=self.order.__getitem__)
-            for seat in self.seats_of[match_id]
-        ]
-        return Neighbourhood(
-            player_id=player.pk,
-            player=(player.external_id, player.dropped_after_round),
-            rounds=self.rounds,
-            seats=seats,
-        )
-
-    def updated(self, tournament: Tournament, match_ids: Iterable[int]) -> Seating:
-        """This seating with these matches read again (their results changed): what
-        every phone server does after each result, instead of reading every seat (60 ms
-        at 2,048 players x 10 rounds). The rounds are read again too: their witnesses
-        move with the first result of a round."""
-        wanted = sorted(set(match_ids))
-        _rnd, match, seat, person, table = _tables()
-        with connection.cursor() as cursor:
-            rounds = _rounds(cursor, tournament)
-            cursor.execute(
-                f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-                f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-                f" JOIN {person} p ON p.id = s.player_id"
-                f" WHERE s.match_id IN ({', '.join(['%s'] * len(wanted))})"
-                " ORDER BY s.match_id, s.position",
-                wanted,
-            )
-            seats = _hood_seats(cursor.fetchall())
-        return _seating(rounds, seats, base=self, replaced=wanted)
-
-
-def _seating(
-    rounds: list[tuple[int, int, int, bool, int | None]],
-    seats: list[HoodSeat],
-    *,
-    base: Seating | None = None,
-    replaced: Iterable[int] = (),
-) -> Seating:
-    """A `Seating` of these seats, or of `base` with the matches `replaced` by them."""
-    seats_of = dict(base.seats_of) if base is not None else {}
-    matches_of = dict(base.matches_of) if base is not None else {}
-    order = dict(base.order) if base is not None else {}
-    players: set[int] = set()
-    for match_id in replaced:
-        for s in seats_of.pop(match_id, ()):
-            players.add(s.player_id)
-        order.pop(match_id, None)
-    grouped: dict[int, list[HoodSeat]] = defaultdict(list)
-    for s in seats:
-        grouped[s.match_id].append(s)
-        players.add(s.player_id)
-    number = {rid: n for rid, n, *_rest in rounds}
-    for match_id, group in grouped.items():
-        seats_of[match_id] = tuple(group)
-        first = group[0]
-        order[match_id] = (number[first.round_id], first.table is None, first.table or 0, match_id)
-    if base is None:
-        mine: dict[int, list[int]] = defaultdict(list)
-        for s in seats:
-            mine[s.player_id].append(s.match_id)
-        matches_of = {pk: tuple(ids) for pk, ids in mine.items()}
-    else:
-        gone = set(replaced) - set(grouped)
-        for pk in players:
-            ids = [m for m in matches_of.get(pk, ()) if m not in gone]
-            ids.extend(m for m, group in grouped.items() if any(s.player_id == pk for s in group))
-            matches_of[pk] = tuple(sorted(set(ids)))
-    return Seating(rounds=rounds, seats_of=seats_of, matches_of=matches_of, order=order)
-
-
-def seating(tournament: Tournament) -> Seating:
-    """Every seat of the event, in two queries (see `Seating`)."""
-    rnd, match, seat, person, table = _tables()
-    with connection.cursor() as cursor:
-        rounds = _rounds(cursor, tournament)
-        cursor.execute(
-            f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-            f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-            f" JOIN {person} p ON p.id = s.player_id JOIN {rnd} r ON r.id = s.round_id"
-            f" WHERE r.tournament_id = %s ORDER BY s.match_id, s.position",
-            [tournament.pk],
-        )
-        seats = _hood_seats(cursor.fetchall())
-    return _seating(rounds, seats)
-
-
-SCORE_PLACES = Decimal("0.0001")  # Seat.score: DecimalField(decimal_places=4)
-
-
-def _decimal(value: Any) -> Decimal | None:
-    """A raw score column as the ORM would give it (SQLite hands back int or float)."""
-    if value is None or isinstance(value, Decimal):
-        return value
-    return Decimal(str(value)).quantize(SCORE_PLACES)
 
 
 def neighbourhood_record(tournament: Tournament, hood: Neighbourhood) -> EventRecord:

@@ -286,22 +286,6 @@ def test_the_writer_does_no_work_for_the_live_pages(
     assert asked == []
 
 
-def test_the_remembered_current_round_follows_the_version_and_is_never_shared(
-    playing_event: Any,
-) -> None:
-    from tournaments.models import Tournament
-    from tournaments.pages.common import current_round, current_round_for_reading
-
-    t = playing_event
-    first, again = current_round_for_reading(t), current_round_for_reading(t)
-    assert first is not None and first == current_round(t) and first is not again
-    for match in Match.objects.filter(round__tournament=t, reported=False, kind="played"):
-        services.record_result(match=match, wins=(2, 0))
-    services.pair_next_round(tournament=Tournament.objects.get(pk=t.pk))
-    t = Tournament.objects.get(pk=t.pk)
-    assert current_round_for_reading(t).number == current_round(t).number == 4
-
-
 def test_standings_around_a_player_follow_each_result_though_the_table_is_read_once_per_version(
     playing_event: Any, client: Client
 ) -> None:
@@ -370,52 +354,6 @@ def test_after_the_versions_reads_a_players_pages_cost_one_query_each(
         with django_assert_num_queries(1):  # the tournament: its version
             response = _poll(client, url)
         assert response.status_code == 200 and shows in response.content.decode()
-
-
-def test_the_digests_a_phone_server_keeps_follow_each_write_exactly_like_a_full_read(
-    event: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After results only their matches are read again (live._matches); after anything
-    else (a rename) every seat is: either way the digests equal those of a full read."""
-    from scoring import services as scoring_services
-    from tournaments.models import Player, Tournament
-
-    read_again: list[list[int]] = []
-    real = scoring_services.changes_since
-    monkeypatch.setattr(
-        live,
-        "changes_since",
-        lambda t, since: (found := real(t, since), read_again.append(found))[0],
-    )
-
-    def kept_and_full() -> tuple[dict[str, bytes], dict[str, bytes]]:
-        t = Tournament.objects.get(pk=event.pk)
-        kept = live.digests(t)
-        live._LAST_MATCHES.clear()
-        full = live.digests(t)
-        live._LAST_MATCHES.clear()
-        live.digests(t)  # what this process keeps for the next write: as before the check
-        return kept, full
-
-    live.digests(Tournament.objects.get(pk=event.pk))
-    second, third = Match.objects.filter(
-        round__tournament=event, round__number=3, table__in=[2, 3]
-    ).order_by("table")
-    for write in (
-        lambda: services.record_result(match=second, wins=(2, 1), draws=0),
-        lambda: services.record_result(match=third, wins=(0, 2), draws=1),
-        lambda: services.record_result(match=second, wins=(1, 2), draws=0),  # a correction
-        lambda: services.rename_player(
-            player=Player.objects.get(tournament=event, external_id="p4"), name="Eve"
-        ),
-        lambda: services.record_result(match=third, wins=(2, 0), draws=0),
-    ):
-        read_again.clear()
-        with django_capture_on_commit_callbacks(execute=True):
-            write()
-        kept, full = kept_and_full()
-        assert kept == full
-    assert read_again[0] == [third.pk]  # the last write, a result: its match alone
 
 
 def test_what_a_server_keeps_per_version_forgets_older_versions_first(

@@ -343,19 +343,14 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
     """Both events have a Day 2 cut, players who stopped early and a top 8; every `step`-th player is checked
     (all of the smaller one), each one against explain() on the whole event."""
     from scoring.engine.explain import explain
-    from scoring.services import (
-        event_record,
-        explanation,
-        neighbourhood,
-        neighbourhood_record,
-        seating,
-    )
+    from scoring.services import event_record, explanation, neighbourhood_record
     from tests.conftest import load_shared
     from tournaments.models import Player
+    from tournaments.pages.event import neighbourhood, read_seating
 
     t = import_document(load_shared(f"data/real/{name}.json"))
     whole = event_record(t)
-    everyone = seating(t)  # what the phones' pages read once per version
+    everyone = read_seating(t)  # what the phones' pages read once per version
     players = list(Player.objects.filter(tournament=t).order_by("id"))[::step]
     frozen = 0
     for player in players:
@@ -363,7 +358,7 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
         assert everyone.neighbourhood(player) == hood, player.external_id
         part = neighbourhood_record(t, hood)
         assert len(part.players) < len(whole.players)
-        found = explanation(t, player)
+        found = explanation(t, player, hood)
         assert found == explain(whole, player.external_id), player.external_id
         assert found is not None
         frozen += found.frozen
@@ -403,47 +398,3 @@ def test_an_imported_event_shows_the_points_before_each_round_in_its_pairings(
         )
     )
     assert (seats[1], seats[2]) == (0, 3)
-
-
-def test_the_seating_a_phone_server_keeps_follows_each_result_exactly_like_a_full_read(
-    playing_event: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After a result only its match is read again (pages.public.event_seating); after
-    anything else (a rename) everything is: either way the same as reading every seat."""
-    from scoring import services as scoring_services
-    from scoring.services import seating
-    from tournaments import services
-    from tournaments.models import Match, Player, Tournament
-    from tournaments.pages.public import event_seating
-
-    t = playing_event
-    partial: list[list[int]] = []
-    real_updated = scoring_services.Seating.updated
-    monkeypatch.setattr(
-        scoring_services.Seating,
-        "updated",
-        lambda self, t, ids: partial.append(list(ids)) or real_updated(self, t, ids),
-    )
-
-    def fresh() -> Tournament:
-        return Tournament.objects.get(pk=t.pk)
-
-    assert event_seating(fresh()) == seating(fresh())  # the first read is a full one
-    open_matches = Match.objects.filter(round__tournament=t, reported=False, kind="played")
-    first, second = open_matches.order_by("table")[:2]
-    with django_capture_on_commit_callbacks(execute=True):
-        services.record_result(match=first, wins=(2, 1))
-    assert event_seating(fresh()) == seating(fresh())
-    assert partial == [[first.pk]]
-    with django_capture_on_commit_callbacks(execute=True):
-        services.rename_player(
-            player=Player.objects.get(tournament=t, external_id="p5"), name="Eve"
-        )
-    with django_capture_on_commit_callbacks(execute=True):
-        services.record_result(match=second, wins=(0, 2))
-    now = event_seating(fresh())
-    assert now == seating(fresh()) and partial == [[first.pk]]  # a rename: read in full
-    assert any(s.name == "Eve" for group in now.seats_of.values() for s in group)
-    with django_capture_on_commit_callbacks(execute=True):
-        services.record_result(match=first, wins=(1, 2))  # a correction
-    assert event_seating(fresh()) == seating(fresh()) and partial[-1] == [first.pk]

@@ -30,19 +30,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import TextField
-from django.db.models.functions import Cast
 from django.template.loader import render_to_string
 
-from scoring.models import Standing, StandingsState
-from scoring.services import changes_since
-from tournaments.models import Round, Seat, Tournament
+from tournaments.models import Entry, Tournament
 from tournaments.pages import public as pages
 
 log = logging.getLogger(__name__)
@@ -225,147 +220,20 @@ def subject_version(t: Tournament, page: str, subject: str) -> int:
     return t.version
 
 
-def _digest(*parts: Any) -> bytes:
-    return hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
-
-
-def _digest_text(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=8).digest()
-
-
 def digests(t: Tournament) -> dict[str, bytes]:
-    """What each tracked page depends on, digested: `player:<id>` and `near:<id>`.
-
-    A player's page shows their standing row and their matches, with their opponents'
-    names; the standings around them show the leaders and the rows around their own.
-    Everything tournament-wide those pages read (status, rounds, their phases and clocks,
-    the standings' round) goes into every digest: such changes are rare and then every
-    page is redone.
-    """
-    rounds = list(
-        Round.objects.filter(tournament=t)
-        .order_by("number")
-        .values_list("id", "number", "phase", "playoff", "clock_ends_at", "clock_paused_remaining")
-    )
-    # The per-version read the players' pages use (pages.read_version has usually made it
-    # in this process already): not a query of its own.
-    players = {
-        p.pk: (p.external_id, p.name, p.dropped_after_round, p.made_phase, p.entry)
-        for p in pages.event_players(t).values()
-    }
-    standing_rows = list(
-        Standing.objects.filter(tournament=t)
-        .order_by("position")
-        # The tiebreakers as stored text: decoding and digesting 2,048 dicts of floats was
-        # a third of a refresh, which runs after every result.
-        .annotate(tiebreakers_text=Cast("tiebreakers", TextField()))
-        .values_list(
-            "player_id", "position", "rank", "points_exact", "wins", "losses", "draws",
-            "played", "tiebreakers_text",
-        )
-    )  # fmt: skip
-    state = StandingsState.objects.filter(tournament=t).values_list("after_round", flat=True)
-    tournament_wide = _digest(
-        t.status, t.system, t.name, t.top_cut, rounds, list(state), len(standing_rows)
-    )
-
-    # Each player's fields written out once, not once per match and page that names them.
-    person = {pk: repr(fields) for pk, fields in players.items()}
-    seated = _matches(t, person)
-    match_digest, own, opponents = seated.digest, seated.own, seated.opponents
-    own_digest = {
-        pid: b"".join(match_digest[m] for m in sorted(matches)) for pid, matches in own.items()
-    }
-
-    rows_by_player = {row[0]: row for row in standing_rows}
+    """What each tracked page shows, digested, from the event's view at `t.version`:
+    `player:<id>` and `near:<id>` (pages.public.player_depends, near_depends: each
+    beside its page, digesting exactly what it renders), and `own:<id>`, the player's
+    own matches, which reach their phone at once (tournaments.stream)."""
+    view = pages.read_version(t)
     out: dict[str, bytes] = {}
-    for pid, fields in players.items():
-        # What must reach the phone at once: their own matches (tournaments.stream).
-        out[f"own:{fields[0]}"] = _digest(tournament_wide, fields, own_digest.get(pid, b""))
-        row = rows_by_player.get(pid)
-        out[f"player:{fields[0]}"] = _digest(
-            tournament_wide,
-            fields,
-            # Rank, not position: the page shows no position, and every result at a
-            # table above moves hundreds of positions without changing their rank.
-            row and (row[0], *row[2:]),
-            own_digest.get(pid, b""),
-            # Opponents are named on the page; their own matches are not shown there
-            # (the explanation of the tiebreakers, which reads them, is a page of its own).
-            "".join(person[o] for o in sorted(opponents.get(pid, ())) if o in person),
-        )
-    row_digest = [_digest_text(repr(row) + person.get(row[0], "")) for row in standing_rows]
-    for row in standing_rows:
-        top, around = pages.near_window(row[1], len(standing_rows))
-        out[f"near:{players[row[0]][0]}"] = _digest(
-            tournament_wide,
-            row[0],
-            b"".join(row_digest[i - 1] for i in top),
-            b"".join(row_digest[i - 1] for i in around),
-        )
+    for pid, me in view.players.items():
+        if me.entry != Entry.ACCEPTED:
+            continue  # no page (pages.public.player answers 404)
+        out[f"own:{pid}"] = pages.own_depends(t, view, me)
+        out[f"player:{pid}"] = pages.player_depends(t, view, me)
+        out[f"near:{pid}"] = pages.near_depends(t, view, me)
     return out
-
-
-_SEAT_FIELDS = (
-    "match_id", "player_id", "position", "games_won", "place", "score", "absent",
-    "match__kind", "match__reported", "match__draws", "match__table", "round_id",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Matches:
-    """Every match of an event digested, as of one version; never changed once made."""
-
-    version: int
-    digest: dict[int, bytes]  # match id -> its seats and their players, digested
-    own: dict[int, list[int]]  # player pk -> their matches
-    opponents: dict[int, set[int]]  # player pk -> everyone they sat with
-
-
-# The last matches digested in this process, per event: the next refresh reads again only
-# the matches whose results changed since (a result every few seconds; every seat of a
-# 2,048-player event read and digested was half of a refresh).
-_LAST_MATCHES: dict[tuple[int, float], _Matches] = {}
-
-
-def _matches(t: Tournament, person: dict[int, str]) -> _Matches:
-    """`_Matches` of `t` now: from the last one made here with only the matches whose
-    results changed since read again (scoring.services.changes_since), or in full after
-    anything else (a pairing, a drop, a rename: `person` is then new too)."""
-    event = (t.pk, t.created_at.timestamp())
-    last = _LAST_MATCHES.get(event)
-    changed = None if last is None or last.version > t.version else changes_since(t, last.version)
-    seats = Seat.objects.order_by("match_id", "position").values_list(*_SEAT_FIELDS)
-    if last is not None and changed is not None:
-        digest = dict(last.digest)
-        for match_id, seats_of in _by_match(seats.filter(match_id__in=set(changed))).items():
-            digest[match_id] = _match_digest(seats_of, person)
-        # A result moves no one to another table: who sat with whom stays.
-        found = _Matches(t.version, digest, last.own, last.opponents)
-    else:
-        digest, own, opponents = {}, {}, {}
-        for match_id, seats_of in _by_match(seats.filter(round__tournament=t)).items():
-            digest[match_id] = _match_digest(seats_of, person)
-            ids = [s[1] for s in seats_of]
-            for pid in ids:
-                own.setdefault(pid, []).append(match_id)
-                opponents.setdefault(pid, set()).update(i for i in ids if i != pid)
-        found = _Matches(t.version, digest, own, opponents)
-    if len(_LAST_MATCHES) >= 16:
-        _LAST_MATCHES.clear()
-    _LAST_MATCHES[event] = found
-    return found
-
-
-def _by_match(seats: Iterable[tuple[Any, ...]]) -> dict[int, list[tuple[Any, ...]]]:
-    by_match: dict[int, list[tuple[Any, ...]]] = {}
-    for seat in seats:
-        by_match.setdefault(seat[0], []).append(seat)
-    return by_match
-
-
-def _match_digest(seats_of: list[tuple[Any, ...]], person: dict[int, str]) -> bytes:
-    return _digest_text(repr(seats_of) + "".join(person.get(s[1], "") for s in seats_of))
 
 
 def refresh(tournament_id: int) -> None:
@@ -385,7 +253,7 @@ def refresh(tournament_id: int) -> None:
             return  # the pending mark runs out and polls fall back to the version
         time.sleep(0.02)
     try:
-        t.refresh_from_db(fields=["version", "status", "name", "system", "top_cut"])
+        t.refresh_from_db()
         try:
             now = digests(t)
         except Exception:

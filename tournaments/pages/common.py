@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -93,14 +92,6 @@ def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> 
     with _COMPUTING_LOCK:
         _COMPUTING.pop(key, None)
     return found  # type: ignore[no-any-return]
-
-
-def current_round_for_reading(tournament: Tournament) -> Round | None:
-    """`current_round` once per version (`per_version`), for pages that only read it:
-    every player's page asks after each write (a scan of every round's matches). A copy
-    each time: callers never share an instance."""
-    found = per_version(tournament, "current_round", lambda: current_round(tournament))
-    return copy.copy(found) if found is not None else None
 
 
 def missing_results(round_: Round) -> int:

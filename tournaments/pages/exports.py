@@ -15,10 +15,11 @@ from fractions import Fraction
 from typing import Any
 
 from scoring.models import Standing
-from scoring.services import neighbourhood, points_edge, standings_document
+from scoring.services import points_edge, standings_document
 from tournaments.models import MatchKind, Player, Round, Tournament
 from tournaments.pages.common import round_label
-from tournaments.pages.public import event_seating, pairing_rows, player_rounds, round_tables
+from tournaments.pages.event import event_view
+from tournaments.pages.public import pairing_rows, player_rounds, round_tables
 from tournaments.rules import GAME, NOT_REPORTED, csv_cell, result_from_side
 
 
@@ -108,7 +109,7 @@ def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
 
 def player_json(t: Tournament, me: Player) -> dict[str, Any]:
     """One player's rounds, each read from their side, and their stored standing."""
-    history, _names = player_rounds(t, me, neighbourhood(t, me, event_seating(t)))
+    history, _names = player_rounds(t, me, event_view(t).seating.neighbourhood(me))
     rounds = []
     for h in history:
         match = h["match"]

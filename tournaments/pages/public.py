@@ -9,8 +9,7 @@ result, which is the render every phone waits for.
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
+import hashlib
 from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -23,28 +22,17 @@ from django.utils.safestring import mark_safe
 from scoring import outlooks
 from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
-from scoring.services import (
-    HoodSeat,
-    Neighbourhood,
-    Seating,
-    changes_since,
-    edge,
-    explanation,
-    neighbourhood,
-    points_stored,
-    seating,
-)
+from scoring.services import HoodSeat, Neighbourhood, edge, explanation, points_stored
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
     current_round,
-    current_round_for_reading,
     missing_results,
-    per_version,
     round_label,
 )
+from tournaments.pages.event import STANDINGS_COLUMNS, EventView, StoredStanding, event_view
 from tournaments.parsing import ascii_int
 from tournaments.rules import NOT_REPORTED, SWISS_SYSTEMS, result_from_side, result_text
 from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
@@ -66,10 +54,6 @@ def event_home(t: Tournament) -> dict[str, Any]:
     }
 
 
-STANDINGS_COLUMNS = (
-    "rank", "points", "wins", "losses", "draws", "tiebreakers",
-    "player__name", "player__external_id", "player__dropped_after_round",
-)  # fmt: skip
 # A phone's standings: the leaders and the rows around the player's own, so that the
 # poll stays small at 2,048 players; "All N players" opens the whole table.
 NEAR_TOP = 8
@@ -112,140 +96,85 @@ def near_window(position: int, count: int) -> tuple[range, range]:
     return top, around
 
 
-@dataclass(frozen=True)
-class _Table:
-    """The stored standings of one tournament version, as the phones' pages read them."""
-
-    rows: list[tuple[Any, ...]]  # STANDINGS_COLUMNS, by position
-    position_of: dict[str, int]  # player id -> position
-    after_round: int | None
-
-
-def _standings_table(tournament: Tournament) -> _Table:
-    """Read once per tournament version (`per_version`): after a result every phone's
-    standings around its player change, and each would otherwise read the table again
-    (four queries) to show 18 rows of it."""
-
-    def read() -> _Table:
-        rows = list(
-            Standing.objects.filter(tournament=tournament)
-            .order_by("position")
-            .values_list(*STANDINGS_COLUMNS)
-        )
-        state = StandingsState.objects.filter(tournament=tournament).first()
-        return _Table(
-            rows=rows,
-            position_of={row[7]: i for i, row in enumerate(rows, start=1)},
-            after_round=state.after_round if state else None,
-        )
-
-    return per_version(tournament, "standings_table", read)
-
-
-# The last seating read in this process, per event: the next version's is this one with
-# the matches whose results changed read again (a result every few seconds).
-_LAST_SEATING: dict[tuple[int, float], tuple[int, Seating]] = {}
-_LAST_SEATING_LOCK = threading.Lock()
-
-
-def event_seating(tournament: Tournament) -> Seating:
-    """Every seat of the event, read once per version (`per_version`): each player's
-    page builds its neighbourhood from it instead of two queries of its own. When the
-    writes since the version last read here changed only results, only those matches
-    are read again (scoring.services.changes_since)."""
-    t = tournament
-    event = (t.pk, t.created_at.timestamp())
-
-    def read() -> Seating:
-        with _LAST_SEATING_LOCK:
-            last = _LAST_SEATING.get(event)
-        found = None
-        if last is not None and last[0] < t.version:
-            changed = changes_since(t, last[0])
-            if changed:
-                found = last[1].updated(t, changed)
-        if found is None:
-            found = seating(t)
-        with _LAST_SEATING_LOCK:
-            if event not in _LAST_SEATING or _LAST_SEATING[event][0] < t.version:
-                if len(_LAST_SEATING) >= 16:
-                    _LAST_SEATING.clear()
-                _LAST_SEATING[event] = (t.version, found)
-        return found
-
-    return per_version(t, "seating", read)
-
-
 def event_players(tournament: Tournament) -> dict[str, Player]:
-    """Every player of the event by id, read once per version (`per_version`): each
-    phone's page looks its player up, and a query each cost more than the lookup's
-    page. Shared by the requests of this process: read them, never change them."""
-    return per_version(
-        tournament,
-        "players",
-        lambda: {p.external_id: p for p in Player.objects.filter(tournament=tournament)},
+    """Every player of the event by id, as of its version (pages.event): each phone's
+    page looks its player up. Shared by the requests of this process: never change them."""
+    return event_view(tournament).players
+
+
+def read_version(tournament: Tournament) -> EventView:
+    """Build now the view every player's page and standings around a player read (about
+    50 ms at 2,048 players): stream.Hub has it done in the background as soon as it sees
+    the version move, so that the first phone after a result waits for nothing."""
+    return event_view(tournament)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+
+
+# --- the standings around a player: what it shows, and its digest ---------------------
+
+
+class NearInputs(NamedTuple):
+    """Everything the standings around a player show (`standings_near`); `near_depends`
+    digests exactly this, with the rows at `positions` written out."""
+
+    slug: str
+    after_round: int | None
+    count: int
+    me: str  # their id
+    me_name: str
+    ranked: bool
+    top: int  # how many of `positions` are the leaders
+    gap: bool  # a gap row between the leaders and the rows around the player
+    positions: tuple[int, ...]  # 1-based, the leaders first
+
+
+def near_inputs(t: Tournament, view: EventView, me: Player) -> NearInputs:
+    table = view.table
+    count = len(table.rows)
+    own = table.position_of.get(me.external_id)
+    top, around = near_window(own or 0, count)
+    return NearInputs(
+        slug=t.slug,
+        after_round=table.after_round,
+        count=count,
+        me=me.external_id,
+        me_name=me.name,
+        ranked=own is not None,
+        top=len(top),
+        gap=bool(around) and around.start > top.stop,
+        positions=(*top, *around),
     )
 
 
-class StoredStanding(NamedTuple):
-    """A player's stored standing as their page shows it (scoring.models.Standing)."""
-
-    rank: int
-    points: Any
-    wins: int
-    losses: int
-    draws: int
-    played: int
-    tiebreakers: dict[str, Any]
-
-
-def event_standings(tournament: Tournament) -> dict[int, StoredStanding]:
-    """Every stored standing by player pk, read once per version (`per_version`)."""
-
-    def read() -> dict[int, StoredStanding]:
-        rows = Standing.objects.filter(tournament=tournament).values_list(
-            "player_id", *StoredStanding._fields
-        )
-        return {pk: StoredStanding(*rest) for pk, *rest in rows}
-
-    return per_version(tournament, "standings_by_player", read)
-
-
-def read_version(tournament: Tournament) -> None:
-    """Read now what every player's page and standings around a player read once per
-    version in this process. stream.Hub has it done in the background as soon as it sees
-    the version move: otherwise the first phone after each result reads it (about 50 ms
-    at 2,048 players) with every other phone of the process waiting behind it."""
-    event_players(tournament)
-    event_seating(tournament)
-    event_standings(tournament)
-    _standings_table(tournament)
-    current_round_for_reading(tournament)
+def near_depends(t: Tournament, view: EventView, me: Player) -> bytes:
+    """The digest of what `standings_near` shows `me`: its ETag moves when this does."""
+    inputs = near_inputs(t, view, me)
+    texts = view.row_texts
+    return _digest(repr(inputs[:-1]) + "".join(texts[i - 1] for i in inputs.positions))
 
 
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
     """The leaders and the rows around `me`, for the standings on the player's phone."""
-    table = _standings_table(tournament)
-    count = len(table.rows)
-    own = table.position_of.get(me.external_id)
-    top, around = near_window(own or 0, count)
-    wanted = [*top, *around]
-    rows = [table.rows[i - 1] for i in wanted]
-    gap = bool(around) and around.start > top.stop
-    leaders, others = rows[: len(top)], rows[len(top) :]
+    view = event_view(tournament)
+    inputs = near_inputs(tournament, view, me)
+    rows = [view.table.rows[i - 1] for i in inputs.positions]
+    leaders, others = rows[: inputs.top], rows[inputs.top :]
     context = _standings_context(
-        tournament, leaders, count, me=me.external_id, after_round=table.after_round
+        tournament, leaders, inputs.count, me=me.external_id, after_round=inputs.after_round
     )
     if others:
         keys = list(rows[0][5])
         more = standings_rows_html(tournament, others, keys, me=me.external_id)
         gap_row = (
             f'<tr class="gap"><td colspan="{4 + len(keys)}" class="meta">…</td></tr>\n'
-            if gap
+            if inputs.gap
             else ""
         )
         context["rows_html"] = f"{context['rows_html']}\n{gap_row}{more}"
-    context.update(near=True, me_name=me.name, ranked=own is not None)
+    context.update(near=True, me_name=inputs.me_name, ranked=inputs.ranked)
     return context
 
 
@@ -474,24 +403,100 @@ class _RoundLabel(NamedTuple):
     playoff: bool
 
 
+class PlayerInputs(NamedTuple):
+    """Everything a player's page shows (`player`), read from the event's view;
+    `player_depends` digests exactly this, with the seats of `matches` written out.
+    Nothing here depends on the time of day: the round clock is its stored fields."""
+
+    event: tuple[str, str, int]  # slug, status, top cut
+    me: tuple[str, str, int | None, str]  # id, name, dropped after round, entry
+    matches: tuple[int, ...]  # their matches, in round and table order
+    standing: StoredStanding | None
+    count: int  # players ranked ("rank 12 of 40")
+    # The round being played: pk, number, playoff, label, clock fields (None when over).
+    current: tuple[Any, ...] | None
+    place: int | None  # their top-cut place once the final is decided
+    figures: dict[str, Any] | None  # their "What do I need?" card (scoring.outlooks)
+
+
+def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
+    seating = view.seating
+    matches = tuple(sorted(seating.matches_of.get(me.pk, ()), key=seating.order.__getitem__))
+    current = None if t.status == Status.FINISHED else view.current
+    standing = view.table.of_player.get(me.pk)
+    place = next((p["place"] for p in view.placings if p["id"] == me.external_id), None)
+    figures = None
+    if current is not None:
+        round_ = current.round
+        figures = outlooks.player_card(
+            t, round_, me.external_id, row=view.figures.row, version=view.version
+        )
+    return PlayerInputs(
+        event=(t.slug, t.status, t.top_cut),
+        me=(me.external_id, me.name, me.dropped_after_round, me.entry),
+        matches=matches,
+        standing=standing,
+        count=len(view.table.rows),
+        current=None
+        if current is None
+        else (
+            current.round.pk,
+            current.round.number,
+            current.round.playoff,
+            current.label,
+            current.round.clock_ends_at,
+            current.round.clock_paused_remaining,
+        ),
+        place=place if t.top_cut and t.status in (Status.TOP_CUT, Status.FINISHED) else None,
+        figures=figures,
+    )
+
+
+def player_depends(t: Tournament, view: EventView, me: Player) -> bytes:
+    """The digest of what `player` shows `me`: its ETag moves when this does."""
+    inputs = player_inputs(t, view, me)
+    texts = view.match_texts
+    return _digest(repr(inputs) + "".join(texts[m] for m in inputs.matches))
+
+
+def own_depends(t: Tournament, view: EventView, me: Player) -> bytes:
+    """The digest of the player's own matches and the round they play: what must reach
+    their phone at once (tournaments.stream). Nothing tournament-wide: the round's first
+    result must not send every phone of the hall asking at the same moment."""
+    seating = view.seating
+    matches = sorted(seating.matches_of.get(me.pk, ()))
+    current = view.current.round.pk if view.current is not None else None
+    return _digest(repr((current, t.status)) + "".join(view.match_texts[m] for m in matches))
+
+
+def _own_hood(view: EventView, me: Player, matches: tuple[int, ...]) -> Neighbourhood:
+    """The player's own matches as a neighbourhood (what `player_rounds` reads)."""
+    seats = [seat for m in matches for seat in view.seating.seats_of[m]]
+    return Neighbourhood(
+        player_id=me.pk,
+        player=(me.external_id, me.dropped_after_round),
+        rounds=view.seating.rounds,
+        seats=seats,
+    )
+
+
 def player(t: Tournament, me: Player) -> dict[str, Any]:
-    """The player's card, standing and rounds, from one neighbourhood read (no query
-    of its own: `event_seating`). The explanation of their tiebreakers is a page of
-    its own (`player_tiebreakers`): it changes with every opponent's result.
+    """The player's card, standing and rounds, from the event's view (no query of its
+    own). The explanation of their tiebreakers is a page of its own
+    (`player_tiebreakers`): it changes with every opponent's result.
 
     A pending or rejected entry is not in the event: its page does not exist."""
     if me.entry != Entry.ACCEPTED:
         raise Http404("No such player")
-    hood = neighbourhood(t, me, event_seating(t))
-    history, _names = player_rounds(t, me, hood)
-    standing = event_standings(t).get(me.pk)
-    card = player_card(t, me, history, standing)
+    view = event_view(t)
+    inputs = player_inputs(t, view, me)
+    history, _names = player_rounds(t, me, _own_hood(view, me, inputs.matches))
+    card = player_card(view, inputs, history)
     return {
         "me": me,
         "card": card,
-        # "What do I need?" (issue 15): one query, only this player's part of the figures.
-        "outlook": outlooks.player_card(t, card["round"], me.external_id),
-        "standing": standing,
+        "outlook": inputs.figures,
+        "standing": inputs.standing,
         "history": history,
         "history_html": mark_safe(history_rows_html(history)),  # escaped there
         "poll": POLL_SECONDS,
@@ -502,14 +507,15 @@ def player_tiebreakers(t: Tournament, me: Player) -> dict[str, Any]:
     """How the player's stored tiebreakers come about, opponent by opponent."""
     if me.entry != Entry.ACCEPTED:
         raise Http404("No such player")
-    hood = neighbourhood(t, me, event_seating(t))
+    view = event_view(t)
+    hood = view.seating.neighbourhood(me)
     _history, names = player_rounds(t, me, hood)
-    ranked = me.pk in event_standings(t)
+    ranked = me.pk in view.table.of_player
     return {"me": me, "explanation": _explain(t, me, names, hood) if ranked else None}
 
 
 def player_card(
-    t: Tournament, me: Player, history: list[dict[str, Any]], standing: StoredStanding | None
+    view: EventView, inputs: PlayerInputs, history: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The card at the top of a player's page: what a player at the venue looks for first.
 
@@ -518,19 +524,21 @@ def player_card(
     (no round paired yet) or "standing" (the event is over, or they have no table in the
     round being played: dropped, or out of the top cut): then their place.
     """
-    round_ = None if t.status == Status.FINISHED else current_round_for_reading(t)
+    status = inputs.event[1]
+    current = view.current if inputs.current is not None else None
+    round_ = current.copy() if current is not None else None
     card: dict[str, Any] = {
         "round": round_,
-        "label": round_label(round_),
+        "label": current.label if current is not None else "",
         "clock": clock_state(round_),
     }
-    if t.status == Status.FINISHED:
-        return {**card, **_card_standing(t, me, standing), "state": "standing", "final": True}
+    if status == Status.FINISHED:
+        return {**card, **_card_standing(inputs), "state": "standing", "final": True}
     if round_ is None:
         return {**card, "state": "waiting"}
     mine = next((h for h in history if h["round_id"] == round_.pk), None)
     if mine is None:
-        return {**card, **_card_standing(t, me, standing), "state": "standing", "final": False}
+        return {**card, **_card_standing(inputs), "state": "standing", "final": False}
     kind = mine["match"].kind
     reported = mine["result"] != NOT_REPORTED
     return {
@@ -545,18 +553,16 @@ def player_card(
     }
 
 
-def _card_standing(t: Tournament, me: Player, standing: StoredStanding | None) -> dict[str, Any]:
+def _card_standing(inputs: PlayerInputs) -> dict[str, Any]:
     """Where the player stands: their top-cut place once the final is decided (what the
     bracket page shows), else their rank in the stored standings."""
-    place = None
-    if t.top_cut and t.status in (Status.TOP_CUT, Status.FINISHED):
-        place = next((p["place"] for p in placings(t) if p["id"] == me.external_id), None)
+    place, standing = inputs.place, inputs.standing
     return {
         "place": _ordinal(place) if place else "",
         "champion": place == 1,
         "rank": standing.rank if standing is not None else None,
-        "of": len(event_standings(t)) if standing is not None else 0,
-        "dropped": me.dropped_after_round,
+        "of": inputs.count if standing is not None else 0,
+        "dropped": inputs.me[2],
     }
 
 

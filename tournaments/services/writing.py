@@ -29,7 +29,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import F
 
 from scoring import outlooks
-from scoring.services import recompute, record_change
+from scoring.services import OTHER, recompute, record_change
 from tournaments.models import AuditEntry, Tournament
 
 # How long a write waits for another write to the same event before it gives up. Writes
@@ -142,7 +142,7 @@ def _commit(w: Write) -> None:
     if w.scoring:
         recompute(t, changed_matches=w.matches)
     else:
-        record_change(t, [])  # other workers' scoring snapshots stay usable
+        record_change(t, [], kind=OTHER)  # other workers' scoring snapshots stay usable
     if w.entries:
         AuditEntry.objects.bulk_create(w.entries)
     pk = t.pk
