@@ -8,13 +8,24 @@ come, and answers that assume none would be wrong as soon as one is paired: the 
 screen asks the organizer for the plan, and the figures appear once it is set. A round
 paired beyond the plan counts as the last one (nothing after it).
 
-How it runs (`schedule`, called by the writing service once a write has committed): the
-round's row is marked `computing` at once, in the caller, so that pages say so; then
-`compute_now` runs in a daemon thread, one at a time per event in this process, a write
-during a run asking for exactly one more run (which reads the event as it is then, so it
-covers every write before it). With OUTLOOK_BACKGROUND off (tests, scripts) it runs in
-the caller instead, after the commit all the same. Nothing here ever raises into the
-write: a failure is logged and stored as `failed`.
+How it runs: a write marks the round's row `computing` inside its own transaction
+(`mark_computing`, called by the writing service), so that pages say so at once, and
+does nothing more: the simulations never run in the writer's process, whose threads
+answer the organizer's result entries. They run (`request`, one process of a pool per
+version, claimed in the cache; `schedule` then runs `compute_now` in a daemon thread, one
+at a time per event in that process, at most every OUTLOOK_EVERY_SECONDS) where the
+event is read: the processes that hold the phones' event streams ask as soon as they see
+the version move (tournaments.stream.Hub, through live.warm_soon), and so do the
+screens that show the figures (outlook.json, the organizer's top tables, a card still
+computing) when they find them `computing`, so an event nobody follows live gets its
+figures as soon as anyone looks, even after a command-line write whose process is gone.
+With OUTLOOK_BACKGROUND off (tests, scripts) the writer computes them itself, after the
+commit. Nothing here ever raises into the write: a failure is logged and stored as
+`failed`.
+
+Storing figures (or a failure) is itself a write: it moves the tournament's version
+(recorded in the change log as figures only: no seat is read again), so the live pages
+that show them are told, as for any write (tournaments.pages.event).
 
 Freshness: a row carries the tournament version it was computed for. A run stores its
 figures even when the version moved meanwhile (they are still the best there is), but
@@ -39,8 +50,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import JSONField
+from django.db.models import F, JSONField
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils import timezone
@@ -49,10 +61,14 @@ from scoring.engine.mtr import SWISS_SYSTEMS
 from scoring.engine.outlook import RESULTS, Certain, Chance, ChanceEstimate, compute_outlook
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
-from scoring.services import event_record
+from scoring.services import FIGURES, event_record, record_change
 from tournaments.models import Match, Player, Round, Status, Tournament
 
 log = logging.getLogger(__name__)
+# As long as a write waits for another write's lock (tournaments.services.writing).
+LOCK_TIMEOUT_SECONDS = 5
+# A process that claimed a version's run and died: another may claim it after this.
+CLAIM_SECONDS = 120
 
 State = Outlook.State
 # How many rounds before the end of the plan the figures start (issue 15: "from the round
@@ -202,18 +218,28 @@ def compute_now(*, tournament_id: int) -> Outlook | None:
 
 
 def _store(t: Tournament, round_: Round, version: int, **fields: Any) -> Outlook | None:
-    """Write the round's row unless it holds finished figures of a newer version."""
+    """Write the round's row unless it holds finished figures of a newer version.
+
+    Finished figures (ready or failed) move the tournament's version, under its row lock
+    like any write, so that every cache and page keyed by it sees them. When no other
+    write came since `version`, the row is labelled with the new version (the figures are
+    current); otherwise with `version`, older than the tournament's: "updating"."""
+    finished = fields.get("state") in (State.READY, State.FAILED)
     for _attempt in range(2):
         try:
             with transaction.atomic():
+                now = version
+                if finished:
+                    now = _bump(t.pk, figures_of=version)
+                    if now is None:
+                        return None  # the event is gone
                 row = Outlook.objects.select_for_update().filter(tournament=t, round=round_).first()
                 if row is None:
-                    return Outlook.objects.create(
-                        tournament=t, round=round_, version=version, **fields
-                    )
+                    return Outlook.objects.create(tournament=t, round=round_, version=now, **fields)
                 if row.version > version and row.state in (State.READY, State.FAILED):
+                    transaction.set_rollback(True)  # newer figures are there: no new version
                     return row
-                for name, value in {**fields, "version": version}.items():
+                for name, value in {**fields, "version": now}.items():
                     setattr(row, name, value)
                 row.save()
                 return row
@@ -223,6 +249,23 @@ def _store(t: Tournament, round_: Round, version: int, **fields: Any) -> Outlook
             if not Round.objects.filter(pk=round_.pk).exists():
                 return None
     return None
+
+
+def _bump(tournament_id: int, *, figures_of: int) -> int | None:
+    """Move the locked tournament's version for stored figures computed at `figures_of`:
+    the version the figures are current for (the new one when no other write came since
+    `figures_of`, else `figures_of`), or None when the event is gone."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
+    t = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if t is None:
+        return None
+    current = t.version == figures_of
+    Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
+    t.version += 1
+    record_change(t, [], kind=FIGURES)
+    return t.version if current else figures_of
 
 
 # --- In the background -------------------------------------------------------------------
@@ -256,15 +299,28 @@ def mark_computing(tournament_id: int) -> bool:
     return True
 
 
-def schedule(tournament_id: int) -> None:
-    """After a committed write: mark the figures computing and compute them in the
-    background (module docstring). Never raises."""
+def request(tournament_id: int, version: int) -> None:
+    """Have the figures of `version` computed in the background, by one process of the
+    pool (the first to ask; module docstring). Never raises."""
     try:
-        if not mark_computing(tournament_id):
-            return
-    except Exception:
-        log.exception("marking the outlook of tournament %s as computing failed", tournament_id)
-        return
+        if not cache.add(f"outlook:claim:{tournament_id}:{version}", 1, CLAIM_SECONDS):
+            return  # another process (or this one) has it
+    except Exception:  # the cache is away: run here rather than not at all
+        log.warning("claiming the outlook of tournament %s failed", tournament_id)
+    schedule(tournament_id)
+
+
+def ensure(t: Tournament, row: Outlook | None) -> None:
+    """A reader found the figures still computing: make sure a run is on its way (the
+    write that asked for them may have been a command whose process is gone)."""
+    if row is not None and row.state == State.COMPUTING and settings.OUTLOOK_BACKGROUND:
+        request(t.pk, t.version)
+
+
+def schedule(tournament_id: int) -> None:
+    """Compute the figures in a background thread of this process (module docstring):
+    one run at a time per event, a call during a run asking for one more. With
+    OUTLOOK_BACKGROUND off, now, in the caller. Never raises."""
     if not settings.OUTLOOK_BACKGROUND:
         try:
             compute_now(tournament_id=tournament_id)
@@ -332,7 +388,9 @@ def for_round(t: Tournament, round_: Round | None) -> Outlook | None:
     """The stored figures of `round_` (any state), or None."""
     if round_ is None:
         return None
-    return Outlook.objects.filter(tournament=t, round=round_).first()
+    row = Outlook.objects.filter(tournament=t, round=round_).first()
+    ensure(t, row)
+    return row
 
 
 def for_player(outlook: Outlook | None, player_external_id: str) -> dict[str, Any] | None:
@@ -493,6 +551,7 @@ def player_card(
             row = rows.first()
             mine = for_player(row, player_external_id)
             has_data = row is not None and bool(row.data)
+        ensure(t, row)
     else:
         if row is not None and row.state == State.NOT_APPLICABLE:
             row = None

@@ -37,6 +37,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.template.loader import render_to_string
 
+from scoring import outlooks
 from tournaments.models import Entry, Tournament
 from tournaments.pages import public as pages
 
@@ -309,7 +310,8 @@ def base_event(base: str) -> int:
 
 def warm_soon(base: str, version: int, part: str) -> None:
     """The event (`base`: its record_base) moved to `version`: in the background, before
-    the phones ask, one `part` of `warm_now`: "pages", "record" or "fragments".
+    the phones ask, one `part` of `warm_now`: "pages", "record" or "fragments"; or
+    "outlook": the round's "What do I need?" figures (scoring.outlooks.request).
 
     Called by the processes that serve the event's streams (tournaments.stream.Hub), each
     asking only for what its open pages use; never by the writer: the organizer's process
@@ -320,6 +322,9 @@ def warm_soon(base: str, version: int, part: str) -> None:
     every process that asks. Never raises: a cold cache only costs the first phone a render.
     """
     tournament_id = base_event(base)
+    if part == "outlook":
+        outlooks.request(tournament_id, version)  # claimed and run there
+        return
     try:
         claim = f"{base}:warming:{part}:{version}"
         if part in POOL_PARTS and not cache.add(claim, 1, CLAIM_SECONDS):

@@ -107,6 +107,7 @@ class _EventState:
     seen: object = None  # the version live.refresh last recorded
     version: int | None = None  # the tournament's, as the database says
     warmed: int | None = None  # the last version this hub asked live.warm_soon for
+    figures: int | None = None  # the last version it asked the outlook's figures for
     shared_due: bool = False
     shared_at: float = 0.0
     fresh: list[Subscription] = field(default_factory=list)  # players' pages not looked at yet
@@ -208,6 +209,11 @@ class Hub:
         now: float,
     ) -> None:
         seen = cache.get(f"{base}:seen")
+        if version != state.figures:
+            # "What do I need?" runs where the phones are served, never in the writer's
+            # process (scoring.outlooks): one process of the pool per version.
+            state.figures = version
+            self.warm(base, version, "outlook")
         if settings.LIVE_PREWARM and version != state.warmed:
             state.warmed = version  # asked once per version; the claim picks one process
             # Only what this process's open pages use: what players' pages read once per

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 
+from scoring import outlooks
 from scoring.models import Outlook, Standing, StandingsState
 from scoring.services import HoodSeat, Neighbourhood, changes_since
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Tournament
@@ -337,7 +338,9 @@ def _read_figures(t: Tournament, current: CurrentRound | None) -> Figures:
     has any (scoring.outlooks.applies); no query otherwise."""
     if current is None or current.round.playoff or not (t.top_cut and t.planned_rounds):
         return Figures(None)
-    return Figures(Outlook.objects.filter(tournament=t, round_id=current.round.pk).first())
+    row = Outlook.objects.filter(tournament=t, round_id=current.round.pk).first()
+    outlooks.ensure(t, row)  # still computing: a run is on its way (scoring.outlooks)
+    return Figures(row)
 
 
 def _read_placings(t: Tournament) -> tuple[dict[str, Any], ...]:

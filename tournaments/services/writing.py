@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import OperationalError, connection, transaction
 from django.db.models import F
 
@@ -145,11 +146,14 @@ def _commit(w: Write) -> None:
         record_change(t, [], kind=OTHER)  # other workers' scoring snapshots stay usable
     if w.entries:
         AuditEntry.objects.bulk_create(w.entries)
-    pk = t.pk
     if t.top_cut and t.planned_rounds:
-        # "What do I need?" (issue 15), in the background. No query for events without a
-        # cut. robust: whatever fails after the commit is logged; the write stays a success.
-        transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
+        # "What do I need?" (issue 15): said to be computing in this same transaction; the
+        # simulations run where the phones are served (scoring.outlooks), never here. No
+        # query for events without a cut.
+        outlooks.mark_computing(t.pk)
+        if not settings.OUTLOOK_BACKGROUND:  # tests, scripts: computed here, once committed
+            pk = t.pk
+            transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
 
 
 def is_busy(exc: OperationalError) -> bool:
