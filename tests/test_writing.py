@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 writing_module = importlib.import_module("tournaments.services.writing")
 
 
-@pytest.fixture
-def event(small_doc: dict) -> Tournament:
-    return import_document(copy.deepcopy(small_doc))
-
-
 def version_of(t: Tournament) -> int:
     return Tournament.objects.get(pk=t.pk).version
 
