@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from scoring.models import Standing
-from tests.test_concurrency import (
+from tests.helpers import (
     event_with_open_round,
     full_recompute,
     require_postgres,

@@ -56,7 +56,7 @@ def test_the_live_pages_hear_of_a_write_only_after_it_commits_and_never_of_a_ref
     database): the writer, here another thread with its own connection, tells nobody."""
     import threading
 
-    from tests.test_concurrency import require_postgres
+    from tests.helpers import require_postgres
 
     require_postgres()
     event = import_document(copy.deepcopy(small_doc))
