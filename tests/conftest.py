@@ -103,6 +103,32 @@ def small_doc() -> dict[str, Any]:
 
 
 @pytest.fixture
+def owner(django_user_model: Any) -> Any:
+    """An organizer's account, "owner", with no password (force_login logs it in). A
+    module whose tests log in through the form, or read its name, has its own."""
+    return django_user_model.objects.create_user("owner")
+
+
+@pytest.fixture
+def oc(client: Any, owner: Any) -> Any:
+    """The owner's logged-in client: pytest-django's `client`, so a test asking for both
+    gets this same logged-in client."""
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def event(small_doc: dict[str, Any]) -> Any:
+    """small_doc imported: two rounds, every result in. Modules whose tests need another
+    event (round 3 being played, an owner's own, ...) define their own `event`."""
+    import copy
+
+    from tournaments.services import import_document
+
+    return import_document(copy.deepcopy(small_doc))
+
+
+@pytest.fixture
 def playing_event(small_doc: dict[str, Any], db: Any) -> Any:
     """small_doc with round 3 in progress: table 1 reported, tables 2 and 3 still open."""
     import copy

@@ -27,6 +27,7 @@ GOOD = "a-long-tournament-password-7"
 
 @pytest.fixture
 def owner(django_user_model: type[User]) -> User:
+    """conftest's owner with a password: tests here log in through the login form."""
     return django_user_model.objects.create_user("owner", password="owner-pass-123")
 
 
@@ -36,12 +37,6 @@ def event(owner: User) -> Tournament:
     services.register_players(tournament=t, names=[f"P{i}" for i in range(1, 9)])
     services.pair_next_round(tournament=t)
     return t
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
 
 
 def logged_in(user: User) -> Client:

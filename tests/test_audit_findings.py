@@ -17,11 +17,6 @@ from tournaments.services import ServiceError, import_document
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def event(small_doc: dict) -> Tournament:
-    return import_document(copy.deepcopy(small_doc))
-
-
 @pytest.mark.parametrize("value", ["²", "١", "1.5", "-1", "", " 1", "9" * 40, "1e3", "\x00"])
 def test_only_ascii_digits_make_a_number(value: str) -> None:
     assert ascii_int(value) is None

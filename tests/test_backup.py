@@ -23,11 +23,6 @@ def play(t: Tournament) -> None:
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
 def finished(owner: User, django_user_model: type[User]) -> Tournament:
     """An event that went through everything a backup must keep."""
     django_user_model.objects.create_user("judge")

@@ -27,7 +27,13 @@ import pytest
 from django.db import connection, transaction
 
 from scoring.models import Standing
-from scoring.services import forget_snapshots, recompute
+from tests.helpers import (
+    event_with_open_round,
+    full_recompute,
+    require_postgres,
+    run_threads,
+    stored_standings,
+)
 from tournaments import services
 from tournaments.models import AuditAction, AuditEntry, Match, MatchKind, Round, Seat, Tournament
 from tournaments.services import ServiceError, import_document
@@ -47,84 +53,6 @@ RESULTS: list[tuple[tuple[int, int], int]] = [
     ((1, 0), 0),
     ((0, 1), 1),
 ]
-
-
-def require_postgres() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip(f"PostgreSQL only (this run uses {connection.vendor})")
-
-
-def stored_standings(t: Tournament) -> list[tuple[Any, ...]]:
-    return list(
-        Standing.objects.filter(tournament=t)
-        .order_by("position")
-        .values_list(
-            "player_id",
-            "position",
-            "rank",
-            "points",
-            "points_exact",
-            "wins",
-            "losses",
-            "draws",
-            "played",
-            "tiebreakers",
-        )
-    )
-
-
-def full_recompute(t: Tournament) -> list[tuple[Any, ...]]:
-    """The standings a recompute from scratch stores (no snapshot to patch)."""
-    forget_snapshots()
-    with transaction.atomic():
-        recompute(Tournament.objects.get(pk=t.pk))
-    return stored_standings(t)
-
-
-def event_with_open_round(players: int, *, name: str = "Concurrent Open") -> Tournament:
-    """One round of players/2 unreported matches (players p1-p2, p3-p4, ...)."""
-    doc = {
-        "format": "swiss-tournament/1",
-        "name": name,
-        "system": "mtr",
-        "best_of": 3,
-        "seed": 4242,
-        "players": [{"id": f"p{k}", "name": f"Player {k}"} for k in range(1, players + 1)],
-        "rounds": [
-            {
-                "number": 1,
-                "phase": 1,
-                "matches": [
-                    {"table": k, "players": [f"p{2 * k - 1}", f"p{2 * k}"]}
-                    for k in range(1, players // 2 + 1)
-                ],
-            }
-        ],
-    }
-    return import_document(doc)
-
-
-def run_threads(workers: list[Callable[[], None]]) -> list[BaseException]:
-    """Start every worker at once; each closes its own connection. Returns their errors."""
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(len(workers))
-
-    def wrap(work: Callable[[], None]) -> None:
-        try:
-            barrier.wait(timeout=30)
-            work()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(w,)) for w in workers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not any(t.is_alive() for t in threads), "a staff thread hung"
-    return errors
 
 
 def write_and_version(match: Match, wins: tuple[int, int] | None, draws: int) -> tuple[int, int]:

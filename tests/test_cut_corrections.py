@@ -22,17 +22,6 @@ pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
-
-
 # The four Swiss rounds, as the engine once paired them (tournament seed 3); written out
 # so that the scenario below does not move when the pairing engine picks another of the
 # equally good pairings. The first seat wins every match 2-1.

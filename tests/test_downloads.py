@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from io import StringIO
 
 import pytest
@@ -11,14 +10,8 @@ from django.test import Client
 
 from tournaments import services
 from tournaments.models import Player, Tournament
-from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def event(small_doc: dict) -> Tournament:
-    return import_document(copy.deepcopy(small_doc))
 
 
 def test_the_standings_csv_is_the_command_lines_bytes_served_as_text_csv(

@@ -23,6 +23,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def owner(django_user_model: type[User]) -> User:
+    """conftest's owner with a password: tests here log in through the login form."""
     return django_user_model.objects.create_user("owner", password="owner-pass-123")
 
 
@@ -32,12 +33,6 @@ def event(owner: User) -> Tournament:
     services.register_players(tournament=t, names=[f"P{i}" for i in range(1, 7)])
     services.pair_next_round(tournament=t)
     return t
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
 
 
 def tools(t: Tournament, tail: str) -> str:

@@ -31,11 +31,6 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
 def paired(owner: User) -> Tournament:
     t = services.create_tournament(name="Cache Down Open", owner=owner, seed=3)
     services.register_players(tournament=t, names=[f"Player {i}" for i in range(1, 9)])

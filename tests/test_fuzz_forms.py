@@ -131,18 +131,6 @@ def post(client: Client, url: str, data: dict[str, str], htmx: bool, label: str)
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(owner: User) -> Client:
-    client = Client()
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def swiss(owner: User) -> Tournament:
     """8 players, round 1 paired, one result in."""
     t = services.create_tournament(name="Fuzz Modern", owner=owner, seed=7, top_cut=4)

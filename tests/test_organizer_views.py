@@ -32,18 +32,6 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    """The owner's logged-in client."""
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def event(owner: User) -> Tournament:
     t = services.create_tournament(name="Friday Modern", owner=owner, seed=7, top_cut=4)
     services.register_players(tournament=t, names=[f"Player {i}" for i in range(1, 9)])

@@ -58,17 +58,6 @@ def cut_back(doc: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def real(owner: User, db: Any) -> Tournament:
     """The real event cut back to its last Swiss round, a top 8 planned after it."""
     from tests.conftest import load_shared

@@ -28,18 +28,6 @@ HX = {"HTTP_HX_REQUEST": "true"}
 VIEWS = ["", "pairings/by-name/", "pairings/by-table/", "slips/", "standings/"]
 
 
-@pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    """The owner's logged-in client."""
-    client.force_login(owner)
-    return client
-
-
 def swiss(owner: User, players: int, name: str = "Friday Modern") -> Tournament:
     t = services.create_tournament(name=name, owner=owner, seed=7)
     services.register_players(

@@ -25,11 +25,6 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("alice")
-
-
-@pytest.fixture
 def event(owner: User) -> Tournament:
     t = services.create_tournament(name="Open Modern", owner=owner, seed=5)
     return reg.set_registration(

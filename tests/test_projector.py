@@ -6,52 +6,17 @@ How rows are paged on a real screen is measured in a browser: tests/browser/test
 from __future__ import annotations
 
 import copy
-import itertools
-from typing import Any
 
 import pytest
 from django.test import Client
 
+from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Round, Tournament
 from tournaments.pages.projector import PAGE_TURN_MS, projector
 from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
-
-FIRST = ["Ana", "Ben", "Cleo", "Dev", "Eva", "Finn", "Gil", "Hana", "Ivo", "Juno", "Kai",
-         "Lea", "Maximilian", "Nia", "Oskar", "Priya", "Quentin", "Rosalind", "Sven", "Tomasz"]  # fmt: skip
-LAST = ["Souza", "Ito", "Park", "Rao", "Lund", "Moe", "Ray", "Oberhauser-Kowalczyk", "Nguyen",
-        "Abernathy", "Ferreira da Silva", "Li", "Okonkwo", "Van der Berg", "Yilmaz", "Kim",
-        "Delacroix"]  # fmt: skip
-
-
-def paired_doc(
-    players: int, name: str = "Saturday Open", *, played: bool = False
-) -> dict[str, Any]:
-    """An event of `players` (unique names of varied length) with round 1 paired, no
-    result in yet (or, `played`, every result in: the first-seated player won 2-1); an
-    odd count gives the last player the bye."""
-    names = [f"{f} {last}" for last, f in itertools.product(LAST, FIRST)]
-    assert players <= len(names)
-    ids = [f"p{i}" for i in range(1, players + 1)]
-    matches: list[dict[str, Any]] = [
-        {"table": k + 1, "players": [ids[2 * k], ids[2 * k + 1]]} for k in range(players // 2)
-    ]
-    if played:
-        for match in matches:
-            match.update(wins=[2, 1], draws=0)
-    if players % 2:
-        matches.append({"table": players // 2 + 1, "players": [ids[-1]], "bye": True})
-    return {
-        "format": "swiss-tournament/1",
-        "name": name,
-        "system": "mtr",
-        "best_of": 3,
-        "seed": 7,
-        "players": [{"id": pid, "name": n} for pid, n in zip(ids, names, strict=False)],
-        "rounds": [{"number": 1, "phase": 1, "matches": matches}],
-    }
 
 
 @pytest.fixture

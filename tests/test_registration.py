@@ -25,13 +25,8 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def owner(django_user_model: type[User]) -> User:
+    """The owner is alice here: the audit sentences these tests expect name her."""
     return django_user_model.objects.create_user("alice")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
 
 
 @pytest.fixture

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from scoring.models import Standing
-from tests.test_concurrency import (
+from tests.helpers import (
     event_with_open_round,
     full_recompute,
     require_postgres,
@@ -120,6 +121,27 @@ def test_a_report_does_not_wait_for_a_confirmations_standings_write(
     assert stored_standings(t) == full_recompute(t)
 
 
+def backend_pid() -> int:
+    """The PostgreSQL backend of this thread's connection."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def blocked_by(waiter: int, holder: int, *, unless: threading.Event) -> bool:
+    """True as soon as PostgreSQL reports backend `waiter` waiting for a lock that backend
+    `holder` holds; False if `unless` is set first (the waiter got through without
+    waiting). No sleep decides the outcome: the short pause only spaces the polls."""
+    deadline = time.monotonic() + 30  # a hang guard only: a waiting report stays found
+    with connection.cursor() as cursor:
+        while not unless.is_set() and time.monotonic() < deadline:
+            cursor.execute("SELECT %s = ANY(pg_blocking_pids(%s))", [holder, waiter])
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.002)
+    return False
+
+
 @pytest.mark.postgres
 def test_a_report_waits_for_the_organizers_entry_and_is_then_refused(
     transactional_db: None,
@@ -128,27 +150,43 @@ def test_a_report_waits_for_the_organizers_entry_and_is_then_refused(
     t = event_with_open_round(2, name="Report Behind Organizer")
     match = Match.objects.get(round__tournament=t)
     held, release, committed = threading.Event(), threading.Event(), []
+    calling, returned = threading.Event(), threading.Event()
+    pids: dict[str, int] = {}
+    seen: dict[str, bool] = {}
     released: list[float] = []
     refused: list[tuple[float, str]] = []
 
     def organizer() -> None:
+        pids["organizer"] = backend_pid()
         hold_a_write(t, match, reports_pass=False, held=held, release=release, committed=committed)
-
-    def let_go() -> None:
-        released.append(time.monotonic())
-        release.set()
 
     def report() -> None:
         assert held.wait(timeout=30)
         a, _b = seated_players(match)
-        threading.Timer(0.5, let_go).start()  # the report is waiting by then
+        pids["report"] = backend_pid()
+        calling.set()
         try:
             reports.report(player=a, match=match.pk, wins_mine=2, wins_theirs=1)
         except ServiceError as exc:
             refused.append((time.monotonic(), str(exc)))
+        finally:
+            returned.set()
 
-    assert run_threads([organizer, report]) == []
-    # It waited for the organizer's entry, saw it, and was refused: nothing stored.
+    def watch() -> None:  # the organizer lets go only once the report is seen waiting
+        try:
+            assert calling.wait(timeout=30)
+            seen["blocked"] = blocked_by(pids["report"], pids["organizer"], unless=returned)
+            seen["returned_while_held"] = returned.is_set()
+        finally:
+            released.append(time.monotonic())
+            release.set()
+
+    assert run_threads([organizer, report, watch]) == []
+    # PostgreSQL saw the report's connection wait for the organizer's lock, and the report
+    # had not returned while the organizer's write held it: without the wait, the report
+    # returns first and "blocked" is False.
+    assert seen == {"blocked": True, "returned_while_held": False}
+    # Let through, it saw the organizer's entry and was refused: nothing stored.
     assert refused and released and refused[0][0] >= released[0]
     assert "already in (0-2 from your side)" in refused[0][1]
     assert not Report.objects.filter(match=match).exists()

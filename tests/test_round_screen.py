@@ -20,17 +20,6 @@ ROW = re.compile(r'<tr id="match-(\d+)" class="(open|done)"')
 
 
 @pytest.fixture
-def owner(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("owner")
-
-
-@pytest.fixture
-def oc(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
 def paired(owner: User) -> Tournament:
     t = services.create_tournament(name="Big Friday", owner=owner, seed=11)
     services.register_players(

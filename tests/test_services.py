@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -11,14 +10,8 @@ from scoring.models import Standing
 from scoring.services import standings_document
 from tournaments import services
 from tournaments.models import Match, Player
-from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def event(small_doc: dict) -> Any:
-    return import_document(copy.deepcopy(small_doc))
 
 
 def match_of(event: Any, round_number: int, table: int) -> Match:

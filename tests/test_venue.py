@@ -339,11 +339,6 @@ def qr_svg(url: str) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.fixture
-def event(small_doc: dict) -> Tournament:
-    return import_document(small_doc)
-
-
 @pytest.mark.django_db
 def test_the_qr_code_encodes_the_public_url_when_it_is_set(
     client: Client, event: Tournament, settings: Any

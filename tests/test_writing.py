@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 writing_module = importlib.import_module("tournaments.services.writing")
 
 
-@pytest.fixture
-def event(small_doc: dict) -> Tournament:
-    return import_document(copy.deepcopy(small_doc))
-
-
 def version_of(t: Tournament) -> int:
     return Tournament.objects.get(pk=t.pk).version
 
@@ -61,7 +56,7 @@ def test_the_live_pages_hear_of_a_write_only_after_it_commits_and_never_of_a_ref
     database): the writer, here another thread with its own connection, tells nobody."""
     import threading
 
-    from tests.test_concurrency import require_postgres
+    from tests.helpers import require_postgres
 
     require_postgres()
     event = import_document(copy.deepcopy(small_doc))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import ARTIFACTS
-from tests.test_projector import paired_doc
+from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Tournament
 from tournaments.services import import_document

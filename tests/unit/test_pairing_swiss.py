@@ -11,7 +11,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Sequence
 from functools import cache
@@ -359,13 +358,12 @@ def test_fewest_rematches_when_everyone_has_met_everyone(rng: random.Random) -> 
     assert cost(players, pair_swiss(players, rng)).rematches == 2
 
 
-def test_a_thousand_player_event_meets_the_lower_bound_fast(rng: random.Random) -> None:
+def test_a_thousand_player_event_meets_the_lower_bound(rng: random.Random) -> None:
+    # How fast is bench/bench_pairing.py's to print (a target against calibration).
     players = simulate(1024, 7, rng)
-    start = time.perf_counter()
     pairing = pair_swiss(players, rng)
-    elapsed = time.perf_counter() - start
+    assert_valid(players, pairing)
     assert cost(players, pairing) == lower_bound(players)
-    assert elapsed < 1.0
 
 
 def test_same_seed_gives_the_same_pairing_in_another_process() -> None:
@@ -512,13 +510,12 @@ def test_late_rounds_with_draws_and_drops_meet_the_lower_bound(
     assert cost(players, pair_swiss(players, rng)) == lower_bound(players)
 
 
-def test_round_fifteen_of_a_large_event_is_proven_optimal_fast(rng: random.Random) -> None:
+def test_round_fifteen_of_a_large_event_is_proven_optimal(rng: random.Random) -> None:
+    # How fast is bench/bench_pairing.py's to print (a target against calibration).
     players = late_round_field(1200, 14, rng)
-    start = time.perf_counter()
     pairing = pair_swiss(players, rng)
-    elapsed = time.perf_counter() - start
+    assert_valid(players, pairing)
     assert cost(players, pairing) == lower_bound(players)
-    assert elapsed < 0.5
 
 
 def test_a_pairing_knocked_off_the_bound_in_the_middle_is_repaired_locally(

@@ -1,0 +1,135 @@
+"""Helpers more than one test module uses (fixtures live in conftest.py).
+
+A test module imports what it needs from here, never from another test module."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from scoring.models import Standing
+from scoring.services import forget_snapshots, recompute
+from tournaments.models import Tournament
+from tournaments.services import import_document
+
+# --- Events of many players (tests/test_projector.py, tests/browser/test_projector.py) ---
+
+FIRST = ["Ana", "Ben", "Cleo", "Dev", "Eva", "Finn", "Gil", "Hana", "Ivo", "Juno", "Kai",
+         "Lea", "Maximilian", "Nia", "Oskar", "Priya", "Quentin", "Rosalind", "Sven", "Tomasz"]  # fmt: skip
+LAST = ["Souza", "Ito", "Park", "Rao", "Lund", "Moe", "Ray", "Oberhauser-Kowalczyk", "Nguyen",
+        "Abernathy", "Ferreira da Silva", "Li", "Okonkwo", "Van der Berg", "Yilmaz", "Kim",
+        "Delacroix"]  # fmt: skip
+
+
+def paired_doc(
+    players: int, name: str = "Saturday Open", *, played: bool = False
+) -> dict[str, Any]:
+    """An event of `players` (unique names of varied length) with round 1 paired, no
+    result in yet (or, `played`, every result in: the first-seated player won 2-1); an
+    odd count gives the last player the bye."""
+    names = [f"{f} {last}" for last, f in itertools.product(LAST, FIRST)]
+    assert players <= len(names)
+    ids = [f"p{i}" for i in range(1, players + 1)]
+    matches: list[dict[str, Any]] = [
+        {"table": k + 1, "players": [ids[2 * k], ids[2 * k + 1]]} for k in range(players // 2)
+    ]
+    if played:
+        for match in matches:
+            match.update(wins=[2, 1], draws=0)
+    if players % 2:
+        matches.append({"table": players // 2 + 1, "players": [ids[-1]], "bye": True})
+    return {
+        "format": "swiss-tournament/1",
+        "name": name,
+        "system": "mtr",
+        "best_of": 3,
+        "seed": 7,
+        "players": [{"id": pid, "name": n} for pid, n in zip(ids, names, strict=False)],
+        "rounds": [{"number": 1, "phase": 1, "matches": matches}],
+    }
+
+
+# --- Real threads and connections (tests/test_concurrency.py and its neighbours) ---------
+
+
+def require_postgres() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip(f"PostgreSQL only (this run uses {connection.vendor})")
+
+
+def stored_standings(t: Tournament) -> list[tuple[Any, ...]]:
+    return list(
+        Standing.objects.filter(tournament=t)
+        .order_by("position")
+        .values_list(
+            "player_id",
+            "position",
+            "rank",
+            "points",
+            "points_exact",
+            "wins",
+            "losses",
+            "draws",
+            "played",
+            "tiebreakers",
+        )
+    )
+
+
+def full_recompute(t: Tournament) -> list[tuple[Any, ...]]:
+    """The standings a recompute from scratch stores (no snapshot to patch)."""
+    forget_snapshots()
+    with transaction.atomic():
+        recompute(Tournament.objects.get(pk=t.pk))
+    return stored_standings(t)
+
+
+def event_with_open_round(players: int, *, name: str = "Concurrent Open") -> Tournament:
+    """One round of players/2 unreported matches (players p1-p2, p3-p4, ...)."""
+    doc = {
+        "format": "swiss-tournament/1",
+        "name": name,
+        "system": "mtr",
+        "best_of": 3,
+        "seed": 4242,
+        "players": [{"id": f"p{k}", "name": f"Player {k}"} for k in range(1, players + 1)],
+        "rounds": [
+            {
+                "number": 1,
+                "phase": 1,
+                "matches": [
+                    {"table": k, "players": [f"p{2 * k - 1}", f"p{2 * k}"]}
+                    for k in range(1, players // 2 + 1)
+                ],
+            }
+        ],
+    }
+    return import_document(doc)
+
+
+def run_threads(workers: list[Callable[[], None]]) -> list[BaseException]:
+    """Start every worker at once; each closes its own connection. Returns their errors."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(workers))
+
+    def wrap(work: Callable[[], None]) -> None:
+        try:
+            barrier.wait(timeout=30)
+            work()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=wrap, args=(w,)) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not any(t.is_alive() for t in threads), "a staff thread hung"
+    return errors
