@@ -4,6 +4,7 @@ A test module imports what it needs from here, never from another test module.""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import threading
 from collections.abc import Callable
@@ -133,3 +134,25 @@ def run_threads(workers: list[Callable[[], None]]) -> list[BaseException]:
         thread.join(timeout=300)
     assert not any(t.is_alive() for t in threads), "a staff thread hung"
     return errors
+
+
+# 30 players, 5 Swiss rounds, a top 8: "What do I need?" on a real event.
+REAL = "data/real/melee-406270.json"
+
+
+def cut_back(doc: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The event as it stood once its last Swiss round was paired: no playoff, no result
+    of that round (byes stay), and no drop from that round on."""
+    doc = copy.deepcopy(doc)
+    swiss = [r for r in doc["rounds"] if not r.get("playoff")]
+    last = swiss[-1]
+    for match in last["matches"]:
+        if len(match["players"]) == 2:
+            for key in ("wins", "draws", "result"):
+                match.pop(key, None)
+    doc["rounds"] = swiss
+    doc.pop("event", None)
+    for player in doc["players"]:
+        if (player.get("dropped_after_round") or 0) >= last["number"]:
+            del player["dropped_after_round"]
+    return doc, len(swiss)

@@ -37,7 +37,7 @@ def as_shipped(settings: Any) -> None:
 def real(as_shipped: None, db: Any, django_user_model: Any) -> Tournament:
     """melee-406270 (30 players) cut back before its last Swiss round, a top 8 planned."""
     from tests.conftest import load_shared
-    from tests.test_outlook_app import REAL, cut_back
+    from tests.helpers import REAL, cut_back
 
     owner = django_user_model.objects.create_user("owner")
     doc, rounds = cut_back(load_shared(REAL))

@@ -8,7 +8,6 @@ replaced by a stand-in that touches no database, so the test stays deterministic
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 import re
@@ -24,37 +23,19 @@ from scoring import outlooks
 from scoring.engine.outlook import compute_outlook
 from scoring.models import Outlook
 from scoring.services import event_record
+from tests.helpers import REAL, cut_back
 from tournaments import services
 from tournaments.models import Match, MatchKind, Player, Round, Status, Tournament
 from tournaments.services.lifecycle import update_plan
 
 SIMULATIONS = 120
 HX = {"HTTP_HX_REQUEST": "true"}
-REAL = "data/real/melee-406270.json"  # 30 players, 5 Swiss rounds, a top 8
 
 
 @pytest.fixture(autouse=True)
 def _outlook_settings(settings: Any) -> None:
     settings.OUTLOOK_SIMULATIONS = SIMULATIONS
     settings.OUTLOOK_BACKGROUND = False
-
-
-def cut_back(doc: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """The event as it stood once its last Swiss round was paired: no playoff, no result
-    of that round (byes stay), and no drop from that round on."""
-    doc = copy.deepcopy(doc)
-    swiss = [r for r in doc["rounds"] if not r.get("playoff")]
-    last = swiss[-1]
-    for match in last["matches"]:
-        if len(match["players"]) == 2:
-            for key in ("wins", "draws", "result"):
-                match.pop(key, None)
-    doc["rounds"] = swiss
-    doc.pop("event", None)
-    for player in doc["players"]:
-        if (player.get("dropped_after_round") or 0) >= last["number"]:
-            del player["dropped_after_round"]
-    return doc, len(swiss)
 
 
 @pytest.fixture
