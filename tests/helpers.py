@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
+import secrets
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +20,7 @@ from django.db import connection, transaction
 
 from scoring.models import Standing
 from scoring.services import forget_snapshots, recompute
+from tests.conftest import PROJECT_ROOT
 from tournaments.models import Tournament
 from tournaments.services import import_document
 
@@ -156,3 +162,31 @@ def cut_back(doc: dict[str, Any]) -> tuple[dict[str, Any], int]:
         if (player.get("dropped_after_round") or 0) >= last["number"]:
             del player["dropped_after_round"]
     return doc, len(swiss)
+
+
+# --- the app as it ships, in processes of its own ----------------------------------
+
+
+def production_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DATABASE_URL")}
+    env.update(
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",
+    )
+    env.update(extra)
+    return env
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -18,30 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT
+from tests.helpers import free_port, manage, production_env
 
 # The machine's PostgreSQL server (trust auth); CI has it too.
 POSTGRES_ADMIN_URL = os.environ.get(
     "POSTGRES_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres"
 )
-
-
-def production_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DATABASE_URL")}
-    env.update(
-        DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        SECURE_SSL_REDIRECT="0",
-    )
-    env.update(extra)
-    return env
-
-
-def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 def test_check_deploy_passes_in_production_mode() -> None:
@@ -64,12 +45,6 @@ def test_production_without_a_secret_key_fails_loudly() -> None:
 def test_a_malformed_setting_is_named(name: str, value: str, message: str) -> None:
     result = manage("check", env=production_env(**{name: value}))
     assert result.returncode != 0 and message in result.stderr
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -178,7 +178,9 @@ def test_an_anonymous_public_page_sets_no_cookie_and_may_be_kept_by_a_shared_cac
             response = client.get(url, **headers)
             assert response.status_code == 200
             assert not response.cookies, response.cookies
-            assert response["Cache-Control"] == "public, max-age=1"
+            # A browser revalidates every time (a refetch within a second of the last one
+            # was answered from Chrome's cache: issue 23); a shared cache keeps it 1 s.
+            assert response["Cache-Control"] == "public, max-age=0, s-maxage=1"
             assert "cookie" not in response.get("Vary", "").lower()
             assert "HX-Request" in response["Vary"]
     assert b"X-CSRFToken" not in client.get(f"/t/{event.slug}/").content

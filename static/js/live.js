@@ -71,6 +71,39 @@
   // proxy that cuts it) the page polls every data-poll seconds instead, and once every
   // SAFETY_MS in any case, should a change ever go untold.
   var SAFETY_MS = 120000;
+  // A section whose refetch is under way swaps itself out (outerHTML) when it ends, and
+  // htmx drops a trigger that arrives meanwhile with the old element: it is kept here,
+  // by the section's id, and sent to the new element once the swap has settled, so a
+  // change told during a refetch is never lost (issue 23).
+  var inFlight = {}, pending = {};
+  var STUCK_MS = 15000; // a refetch that never ended: trigger anyway
+  function refetch(el) {
+    var id = el.id, since = id && inFlight[id];
+    if (since && Date.now() - since < STUCK_MS) { pending[id] = true; return; }
+    htmx.trigger(el, "live");
+  }
+  function settled(e) {
+    var el = e.detail && e.detail.elt, id = el && el.id;
+    if (!id || !(id in inFlight)) return;
+    delete inFlight[id];
+    if (!pending[id]) return;
+    delete pending[id];
+    var now = document.getElementById(id);
+    if (now && now.hasAttribute("data-live")) refetch(now);
+  }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var el = e.detail && e.detail.elt;
+    if (el && el.id && el.hasAttribute("data-live")) inFlight[el.id] = Date.now();
+  });
+  ["htmx:afterSettle", "htmx:afterRequest", "htmx:responseError", "htmx:sendError",
+   "htmx:timeout", "htmx:swapError"].forEach(function (name) {
+    document.addEventListener(name, function (e) {
+      // afterRequest of a section swapped out comes from a detached element: the new
+      // one's afterSettle ends it; the others end requests that swapped nothing.
+      if (name === "htmx:afterRequest" && e.detail && e.detail.successful) return;
+      settled(e);
+    });
+  });
   function follow() {
     var first = document.querySelector("[data-live]");
     if (!first || !window.htmx) return;
@@ -78,7 +111,7 @@
     var open = false, last = Date.now();
     function refresh() {
       last = Date.now();
-      document.querySelectorAll("[data-live]").forEach(function (el) { htmx.trigger(el, "live"); });
+      document.querySelectorAll("[data-live]").forEach(refetch);
     }
     if (window.EventSource) {
       var source = new EventSource(first.dataset.live);

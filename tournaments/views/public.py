@@ -4,9 +4,12 @@ Each view binds the request and serves what the read model (tournaments.pages) r
 rendered and cached by tournaments.live. Live pages answer conditional requests with
 ETags that move only when what the page shows moved (tournaments.live says how), so a
 phone whose table did not change keeps getting 304s while other tables' results come in.
-Anonymous responses are `public, max-age=1` without a cookie, so a shared cache in front
-(README, "Behind a cache") can answer the phones for a second; logged-in users' pages
-show a Manage link and stay private.
+Anonymous responses are `public, max-age=0, s-maxage=1` without a cookie: a shared cache
+in front (README, "Behind a cache") may answer the phones for a second, but a browser
+revalidates every time. (With `max-age=1` Chrome answered a refetch from its own cache
+when the previous one was less than a second before: the page, told by its stream that
+its result was in, showed the old copy until the next change, 30 s or more later.)
+Logged-in users' pages show a Manage link and stay private.
 """
 
 from __future__ import annotations
@@ -40,14 +43,15 @@ from tournaments.parsing import ascii_int
 from tournaments.venue import phone_url
 
 View = Callable[..., HttpResponse]
-# A shared cache may answer phones for this long; a poll every 3 s still sees each change.
-PUBLIC_MAX_AGE = 1
+# A shared cache may answer phones for this long; browsers always revalidate (docstring).
+SHARED_MAX_AGE = 1
 
 
 def live_page(view: View) -> View:
-    """Look the event up, then mark what may be cached where: anonymous responses are
-    public for a second (tournaments.middleware.PublicCache drops `Vary: Cookie` from
-    them), a logged-in user's are private and always revalidated."""
+    """Look the event up, then mark what may be cached where: anonymous responses may
+    be kept by a shared cache for a second, never by a browser's own
+    (tournaments.middleware.PublicCache drops `Vary: Cookie` from them); a logged-in
+    user's are private and always revalidated."""
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
@@ -59,7 +63,7 @@ def live_page(view: View) -> View:
             response["Cache-Control"] = (
                 "private, no-cache"
                 if request.user.is_authenticated
-                else f"public, max-age={PUBLIC_MAX_AGE}"
+                else f"public, max-age=0, s-maxage={SHARED_MAX_AGE}"
             )
             patch_vary_headers(response, ["HX-Request"])
         return response
