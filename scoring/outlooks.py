@@ -46,7 +46,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.engine.mtr import SWISS_SYSTEMS
-from scoring.engine.outlook import RESULTS, Certain, Chance, ChanceEstimate, compute_outlook
+from scoring.engine.outlook import (
+    PROOFS,
+    RESULTS,
+    Certain,
+    Chance,
+    ChanceEstimate,
+    compute_outlook,
+)
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
 from scoring.services import event_record
@@ -395,11 +402,18 @@ def _later(after: int) -> str:
 
 def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str, Any]:
     """A player's answer as the card shows it: a sentence when it is certain, else their
-    chances after each result of their match (or after the result already entered)."""
+    chances after each result of their match (or after the result already entered); and
+    what a proven answer assumes (`proof`, the engine's PROOFS)."""
     top = f"the top {cut}"
     certain = answer.get("certain")
     needs = answer.get("needs")
-    words: dict[str, Any] = {"certain": certain, "needs": needs, "chances": [], "now": ""}
+    words: dict[str, Any] = {
+        "certain": certain,
+        "needs": needs,
+        "chances": [],
+        "now": "",
+        "proof": PROOFS,
+    }
     if certain == "in":
         words["sentence"] = f"In {top} whatever happens"
     elif certain == "out":

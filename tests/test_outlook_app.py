@@ -418,6 +418,26 @@ def test_the_player_page_shows_the_answer_plain_and_for_htmx(
     assert ("<html" in page) is False
 
 
+def test_the_model_and_the_card_say_what_the_proofs_assume(
+    real: Tournament, client: Client
+) -> None:
+    """Issue 23: proofs count double losses among the other tables' outcomes and assume no
+    further drops and no corrections; the simulations draw no double loss. The stored
+    `model` says all that, and so does a card with a proven answer (which shows no model)."""
+    row = outlooks.compute_now(tournament_id=real.pk)
+    assert "double losses, drops and corrections are not simulated" in row.model
+    assert "a double loss included" in row.model
+    assert "no further drops, no correction of a result already entered" in row.model
+    answers = row.data["players"]
+    proven = next(p for p, a in answers.items() if a["certain"] is not None)
+    chances = next(p for p, a in answers.items() if a["certain"] is None)
+    page = client.get(f"/t/{real.slug}/players/{proven}/").content.decode()
+    assert "No simulation needed" in page and "no further drops" in page
+    assert "a double loss included" in page
+    page = client.get(f"/t/{real.slug}/players/{chances}/").content.decode()
+    assert "double losses, drops and corrections are not simulated" in page
+
+
 def test_a_card_is_found_for_ids_of_digits_and_ids_holding_slashes_and_dots(
     owner: User, client: Client
 ) -> None:
