@@ -45,6 +45,8 @@ those plus the best `cut - |certainly in|` of the rest. Conditioned chances:
 - `rounds_after >= 1`: forcing one table would change later pairings, so a figure uses
   the runs in which that result came up (about 45 / 10 / 45 % of them); its own
   `ChanceEstimate.runs` and margin say so.
+Each figure has its own 95 % margin (`chance_margin`, from its hits and runs);
+`Outlook.margin_of_error` is the worst case of a figure resting on all the runs.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ _POINTS: dict[Result, int] = {"win": 3, "draw": 1, "loss": 0}
 FIRST_WINS = 0.45
 SECOND_WINS = 0.45
 DRAW = 0.10
-# 95 % normal interval: 1.96 standard errors.
+# 95 % intervals: 1.96 standard errors.
 Z95 = 1.96
 
 # What a proven answer assumes (also stated on the card through `MODEL`).
@@ -120,11 +122,8 @@ class ChanceEstimate:
 
     @property
     def margin(self) -> float:
-        """95 % margin of error of this figure (normal approximation)."""
-        if not self.runs:
-            return 1.0
-        p = self.probability
-        return Z95 * math.sqrt(p * (1 - p) / self.runs)
+        """95 % margin of error of this figure, from its own hits and runs (`chance_margin`)."""
+        return chance_margin(self.hits, self.runs)
 
 
 Chance = ChanceEstimate | Certain
@@ -161,15 +160,37 @@ class Outlook:
     cut: int
     simulations: int
     seed: int
-    margin_of_error: float  # worst case (p = 1/2) over `simulations` runs
+    # Worst case (p = 1/2, normal approximation) of a figure resting on all `simulations`
+    # runs: no such figure's own margin exceeds it; one resting on fewer runs may.
+    margin_of_error: float
     model: str
     players: tuple[PlayerOutlook, ...] = field(default_factory=tuple)
     tables: tuple[TableOutlook, ...] = field(default_factory=tuple)
 
 
 def margin_of_error(runs: int) -> float:
-    """Worst-case 95 % margin of one figure from `runs` simulations: 1.96*sqrt(1/4n)."""
+    """Worst-case 95 % margin of one figure from `runs` simulations: 1.96*sqrt(1/4n).
+    It bounds `chance_margin(h, runs)` for every h (tests/unit/test_outlook.py)."""
     return Z95 * math.sqrt(0.25 / runs) if runs else 1.0
+
+
+def chance_margin(hits: int, runs: int) -> float:
+    """95 % margin of error of a figure resting on `runs` simulations, `hits` of them in.
+
+    Wilson score interval, not the normal approximation: the latter gives no margin at 0
+    or `runs` hits (a "<1 %" figure would look exact) and is poor on few runs, which a
+    figure after a rare result may rest on. The Wilson interval is not centred on
+    hits/runs, so the margin is the larger of the distances from hits/runs to its two
+    ends: "hits/runs ± margin" covers the whole interval. 1.0 with no runs at all.
+    """
+    if runs <= 0:
+        return 1.0
+    p = hits / runs
+    z2 = Z95 * Z95
+    scale = 1 + z2 / runs
+    centre = (p + z2 / (2 * runs)) / scale
+    half = Z95 / scale * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs))
+    return max(p - (centre - half), centre + half - p)
 
 
 # --- The state before the current round is finished -------------------------------------
@@ -1037,6 +1058,7 @@ __all__ = [
     "PlayerOutlook",
     "Simulation",
     "TableOutlook",
+    "chance_margin",
     "compute_outlook",
     "margin_of_error",
     "simulation_for_tests",

@@ -20,6 +20,7 @@ from scoring.engine.outlook import (
     ChanceEstimate,
     Outlook,
     PlayerOutlook,
+    chance_margin,
     compute_outlook,
     margin_of_error,
     simulation_for_tests,
@@ -611,15 +612,74 @@ def test_the_same_seed_gives_the_same_outlook_and_another_seed_other_figures() -
     ) == compute_outlook(last, rounds_after=0, cut=8, rng=random.Random(5), simulations=200)
 
 
+def wilson_ends(hits: int, runs: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval as the roots of (p - x)^2 = z^2 x (1 - x) / n, solved
+    here independently of the engine's formula."""
+    p, n = hits / runs, runs
+    a, b, c = 1 + z * z / n, -(2 * p + z * z / n), p * p
+    root = math.sqrt(b * b - 4 * a * c)
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+def test_a_figures_own_margin_is_its_wilson_interval_made_symmetric() -> None:
+    """Issue 23: each figure's margin comes from its own hits and runs (Wilson score
+    interval, the larger distance from h/r to its ends), not one margin for the run."""
+    for hits, runs in [(0, 10), (1, 10), (30, 100), (74, 196), (930, 2000), (3, 2000), (7, 7)]:
+        low, high = wilson_ends(hits, runs)
+        p = hits / runs
+        margin = chance_margin(hits, runs)
+        assert margin == pytest.approx(max(p - low, high - p), abs=1e-12)
+        assert p - margin <= low + 1e-12 and high - 1e-12 <= p + margin  # covers it
+        assert margin == pytest.approx(chance_margin(runs - hits, runs))  # in / out alike
+        assert ChanceEstimate(hits, runs).margin == margin
+    # None or all of the runs: still a margin (the normal approximation would give 0).
+    assert chance_margin(0, 10) == pytest.approx(1.96**2 / (10 + 1.96**2))
+    assert chance_margin(0, 2000) > 0 and chance_margin(0, 0) == 1.0
+    # The card's case: a figure on 196 of 2,000 runs is far less sure than one on 2,000.
+    assert round(chance_margin(74, 196) * 100, 1) == 7.0
+    assert round(chance_margin(740, 2000) * 100, 1) == 2.1 < round(margin_of_error(2000) * 100, 1)
+    assert chance_margin(74, 196) > margin_of_error(2000)
+    # The top-level margin is the worst case of a figure resting on all the runs.
+    for runs in [*range(1, 201), 400, 2000]:
+        worst = max(chance_margin(hits, runs) for hits in range(runs + 1))
+        assert worst <= margin_of_error(runs) + 1e-12, runs
+
+
+def test_a_figure_after_a_result_rests_on_the_runs_with_that_result_and_says_so() -> None:
+    """With a round to come a figure after a result counts only the runs in which that
+    result came up (forcing it would change the later pairings): its runs and margin are
+    its own."""
+    event = swiss_event(random.Random(21), 64, 4, entered=6)
+    outlook = compute_outlook(event, rounds_after=1, cut=8, rng=random.Random(9), simulations=300)
+    wider = 0
+    for player in outlook.players:
+        estimates = [c for c in player.chance_after.values() if isinstance(c, ChanceEstimate)]
+        if player.table is not None and player.result is None:
+            assert sum(c.runs for c in estimates) <= 300
+            if len(estimates) == 3:
+                assert sum(c.runs for c in estimates) == 300
+        if isinstance(player.chance, ChanceEstimate):
+            assert player.chance.runs == 300
+        for chance in estimates:
+            assert chance.margin == chance_margin(chance.hits, chance.runs)
+            wider += chance.margin > outlook.margin_of_error
+    assert wider  # a draw comes up in about 1 run in 10: its figures are far less sure
+    # With no round to follow every figure rests on every run.
+    last = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(9), simulations=300)
+    for player in last.players:
+        for chance in [player.chance, *player.chance_after.values()]:
+            if isinstance(chance, ChanceEstimate):
+                assert chance.runs == 300 and chance.margin <= last.margin_of_error
+
+
 def test_the_margin_of_error_is_the_worst_case_95_percent_interval_and_holds() -> None:
     assert margin_of_error(2000) == 1.96 * math.sqrt(0.25 / 2000)
-    assert ChanceEstimate(30, 100).margin == 1.96 * math.sqrt(0.3 * 0.7 / 100)
     event = swiss_event(random.Random(31), 128, 5, entered=8)
     small = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(1), simulations=400)
     large = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(2), simulations=8000)
     assert small.margin_of_error == margin_of_error(400)
-    # Every figure from 400 runs lies within its margin of the 8,000-run figure (with the
-    # latter's own margin), bar the 1 in 20 that a 95 % interval may miss.
+    # Every figure from 400 runs lies within its own margin of the 8,000-run figure (with
+    # the latter's own margin), bar the 1 in 20 that a 95 % interval may miss.
     figures = misses = 0
     for a, b in zip(small.players, large.players, strict=True):
         for r, chance in a.chance_after.items():
@@ -628,7 +688,7 @@ def test_the_margin_of_error_is_the_worst_case_95_percent_interval_and_holds() -
                 assert isinstance(other, ChanceEstimate) and chance.runs == 400
                 figures += 1
                 gap = abs(chance.probability - other.probability)
-                misses += gap > margin_of_error(400) + margin_of_error(8000)
+                misses += gap > chance.margin + other.margin
             else:
                 assert chance == other
     assert figures >= 10
