@@ -58,7 +58,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.engine.mtr import SWISS_SYSTEMS
-from scoring.engine.outlook import RESULTS, Certain, Chance, ChanceEstimate, compute_outlook
+from scoring.engine.outlook import (
+    PROOFS,
+    RESULTS,
+    Certain,
+    Chance,
+    ChanceEstimate,
+    compute_outlook,
+)
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
 from scoring.services import FIGURES, event_record, record_change
@@ -116,10 +123,12 @@ def derive_seed(tournament_seed: int, round_number: int, version: int) -> int:
 # --- Compute and store -----------------------------------------------------------------
 
 
-def chance_json(chance: Chance) -> str | dict[str, int]:
+def chance_json(chance: Chance) -> str | dict[str, int | float]:
+    """ "in", "out", or hits of runs with the figure's own 95 % margin of error (the
+    engine's `chance_margin`: runs may be fewer than all the simulations)."""
     if isinstance(chance, Certain):
         return chance.verdict
-    return {"hits": chance.hits, "runs": chance.runs}
+    return {"hits": chance.hits, "runs": chance.runs, "margin": round(chance.margin, 6)}
 
 
 def to_json(outlook: EngineOutlook, tables: list[int | None]) -> dict[str, Any]:
@@ -427,8 +436,11 @@ def _estimate(chance: Any) -> ChanceEstimate | None:
     return None
 
 
-def chance_text(chance: Any) -> str:
-    """ "93 % (± 1.1 %)", "in for sure", "out for sure"; the figure is for display only."""
+def chance_text(chance: Any, *, of: int | None = None) -> str:
+    """ "93 % (± 1.1 %)", "in for sure", "out for sure"; the figure is for display only.
+    The margin is the figure's own (from its hits and runs, recomputed: rows stored
+    before it was in the JSON have none). `of`: all the simulations, when the figure may
+    rest on fewer (a result's runs only): "38 % (± 7.0 %, from 196 of 2,000 simulations)"."""
     if chance == "in":
         return "in for sure"
     if chance == "out":
@@ -442,7 +454,8 @@ def chance_text(chance: Any) -> str:
         return f"in all {estimate.runs:,} simulations"
     percent = estimate.probability * 100
     shown = "<1" if percent < 1 else ">99" if percent > 99 else f"{percent:.0f}"
-    return f"{shown} % (± {estimate.margin * 100:.1f} %)"
+    fewer = f", from {estimate.runs:,} of {of:,} simulations" if of and estimate.runs < of else ""
+    return f"{shown} % (± {estimate.margin * 100:.1f} %{fewer})"
 
 
 def _later(after: int) -> str:
@@ -453,11 +466,18 @@ def _later(after: int) -> str:
 
 def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str, Any]:
     """A player's answer as the card shows it: a sentence when it is certain, else their
-    chances after each result of their match (or after the result already entered)."""
+    chances after each result of their match (or after the result already entered); and
+    what a proven answer assumes (`proof`, the engine's PROOFS)."""
     top = f"the top {cut}"
     certain = answer.get("certain")
     needs = answer.get("needs")
-    words: dict[str, Any] = {"certain": certain, "needs": needs, "chances": [], "now": ""}
+    words: dict[str, Any] = {
+        "certain": certain,
+        "needs": needs,
+        "chances": [],
+        "now": "",
+        "proof": PROOFS,
+    }
     if certain == "in":
         words["sentence"] = f"In {top} whatever happens"
     elif certain == "out":
@@ -471,8 +491,12 @@ def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str
         words["sentence"] = f"No result of this match alone decides {top}"
     if certain is None:
         after_results = answer.get("chance_after") or {}
+        # The overall chance rests on every simulation; one after a result may rest on
+        # the simulations with that result only (rounds still to come): say so.
+        overall = _estimate(answer.get("chance"))
+        every = overall.runs if overall is not None else None
         words["chances"] = [
-            {"result": r, "text": chance_text(after_results[r])}
+            {"result": r, "text": chance_text(after_results[r], of=every)}
             for r in RESULTS
             if r in after_results
         ]

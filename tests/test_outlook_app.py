@@ -20,7 +20,7 @@ from django.db.models import F
 from django.test import Client
 
 from scoring import outlooks
-from scoring.engine.outlook import compute_outlook
+from scoring.engine.outlook import chance_margin, compute_outlook, margin_of_error
 from scoring.models import Outlook
 from scoring.services import event_record
 from tests.helpers import REAL, cut_back
@@ -137,10 +137,10 @@ def test_compute_now_stores_ready_figures_equal_to_the_engines_for_the_stored_se
     assert row.took_ms is not None and row.computed_at is not None and row.model
     stored = Outlook.objects.get(pk=row.pk).data  # as read back from the database
     assert stored == json.loads(json.dumps(engine_json(t, row)))
-    # Plain JSON: chances are "in", "out" or hits of runs.
+    # Plain JSON: chances are "in", "out" or hits of runs with the figure's own margin.
     for answer in stored["players"].values():
         for chance in [answer["chance"], *answer["chance_after"].values()]:
-            assert chance in ("in", "out") or set(chance) == {"hits", "runs"}
+            assert chance in ("in", "out") or set(chance) == {"hits", "runs", "margin"}
     # The same version again: nothing recomputed.
     assert outlooks.compute_now(tournament_id=real.pk).computed_at == row.computed_at
 
@@ -390,6 +390,26 @@ def test_the_player_page_shows_the_answer_plain_and_for_htmx(
     assert ("<html" in page) is False
 
 
+def test_the_model_and_the_card_say_what_the_proofs_assume(
+    real: Tournament, client: Client
+) -> None:
+    """Issue 23: proofs count double losses among the other tables' outcomes and assume no
+    further drops and no corrections; the simulations draw no double loss. The stored
+    `model` says all that, and so does a card with a proven answer (which shows no model)."""
+    row = outlooks.compute_now(tournament_id=real.pk)
+    assert "double losses, drops and corrections are not simulated" in row.model
+    assert "a double loss included" in row.model
+    assert "no further drops, no correction of a result already entered" in row.model
+    answers = row.data["players"]
+    proven = next(p for p, a in answers.items() if a["certain"] is not None)
+    chances = next(p for p, a in answers.items() if a["certain"] is None)
+    page = client.get(f"/t/{real.slug}/players/{proven}/").content.decode()
+    assert "No simulation needed" in page and "no further drops" in page
+    assert "a double loss included" in page
+    page = client.get(f"/t/{real.slug}/players/{chances}/").content.decode()
+    assert "double losses, drops and corrections are not simulated" in page
+
+
 def test_a_card_is_found_for_ids_of_digits_and_ids_holding_slashes_and_dots(
     owner: User, client: Client
 ) -> None:
@@ -453,12 +473,24 @@ def test_words_for_certain_answers_and_for_chances() -> None:
     words = outlooks.answer_words(needs_draw, cut=8, after=0)
     assert words["sentence"] == "A draw puts you in the top 8 whatever the other tables do"
     assert [c["text"] for c in words["chances"]] == ["in for sure", "in for sure", "46 % (± 2.2 %)"]
+    # A figure resting on fewer runs than the overall chance (a round still to come: the
+    # runs with that result only) gives its own, wider margin and says on how many runs.
+    fewer = {**needs_draw, "chance_after": {"win": "in", "loss": {"hits": 74, "runs": 196}}}
+    words = outlooks.answer_words(fewer, cut=8, after=1)
+    assert [c["text"] for c in words["chances"]] == [
+        "in for sure",
+        "38 % (± 7.0 %, from 196 of 2,000 simulations)",
+    ]
+    assert words["now"] == "98 % (± 0.8 %)"
     words = outlooks.answer_words({**needs_draw, "needs": "win"}, cut=8, after=1)
     assert words["sentence"] == (
         "A win puts you in the top 8 whatever the other tables do, even losing the round after"
     )
     assert outlooks.chance_text({"hits": 0, "runs": 500}) == "in none of 500 simulations"
-    assert outlooks.chance_text({"hits": 3, "runs": 2000}) == "<1 % (± 0.2 %)"
+    assert outlooks.chance_text({"hits": 3, "runs": 2000}) == "<1 % (± 0.3 %)"
+    # The margin is recomputed from hits and runs: rows stored before "margin" was in the
+    # JSON read the same.
+    assert outlooks.chance_text({"hits": 3, "runs": 2000, "margin": 0.003}) == "<1 % (± 0.3 %)"
     assert outlooks.chance_text({"hits": 0, "runs": 0}).startswith("no estimate")
 
 
@@ -540,6 +572,47 @@ def test_outlook_json_gives_the_figures_and_moves_its_etag_when_they_are_ready(
     )
     assert body["tables"] == row.data["tables"]
     assert client.get(url, HTTP_IF_NONE_MATCH=ready["ETag"]).status_code == 304
+
+
+def test_each_figure_has_its_own_margin_in_the_json_and_on_the_card(
+    real: Tournament, client: Client, oc: Client
+) -> None:
+    """Issue 23: with a round still to come a chance after a result rests on the runs with
+    that result only. Each chance object carries its own margin (from its hits and runs);
+    the top-level one stays, the worst case of a figure on every run; the card shows each
+    figure's own margin and no longer one "at most" for all."""
+    update_plan(tournament=real, planned_rounds=last_round(real).number + 1, top_cut=8)
+    row = outlooks.compute_now(tournament_id=real.pk)
+    assert row.rounds_after == 1
+    body = client.get(f"/t/{real.slug}/outlook.json").json()
+    assert body["margin"] == round(margin_of_error(SIMULATIONS), 6)
+    fewer = []
+    for player in body["players"]:
+        chances = [player["chance"], *player["chance_after"].values()]
+        for chance in chances:
+            if isinstance(chance, dict):
+                assert chance["margin"] == round(chance_margin(chance["hits"], chance["runs"]), 6)
+                assert chance["runs"] <= SIMULATIONS
+        if isinstance(player["chance"], dict):
+            assert player["chance"]["runs"] == SIMULATIONS
+            assert player["chance"]["margin"] <= body["margin"]
+        fewer += [
+            (player["id"], c)
+            for c in player["chance_after"].values()
+            if isinstance(c, dict) and 0 < c["hits"] < c["runs"] < SIMULATIONS
+        ]
+    for table in body["tables"]:
+        for chance in table["draw_chances"]:
+            if isinstance(chance, dict):
+                assert chance["margin"] == round(chance_margin(chance["hits"], chance["runs"]), 6)
+    assert fewer and any(c["margin"] > body["margin"] for _, c in fewer)
+    pid, chance = max(fewer, key=lambda item: item[1]["margin"])
+    page = client.get(f"/t/{real.slug}/players/{pid}/").content.decode()
+    own = f"± {chance['margin'] * 100:.1f} %, from {chance['runs']} of {SIMULATIONS} simulations"
+    assert own in page
+    assert "at most ±" not in page and "its own 95 % margin of error" in page
+    top = oc.get(f"/t/{real.slug}/manage/top-tables/").content.decode()
+    assert "at most ±" not in top and "its own 95 % margin of error" in top
 
 
 def test_a_players_json_carries_their_outlook(real: Tournament, client: Client) -> None:

@@ -8,12 +8,17 @@ have `wins=None`. `rounds_after` Swiss rounds are still to come after it, unpair
 
 Who competes for the cut ("eligible"): every player seated in the current round who has
 not dropped (`dropped_after_round is None`). The cut is the first `cut` eligible players
-of the standings; a dropped player ranked above them does not take a place. No further
-drops are assumed.
+of the standings; a dropped player ranked above them does not take a place.
 
-Certain answers (`certain`, `needs`, a `Certain` in `chance_after`): on points alone,
-tiebreakers taken at their worst ("in": a player level on points counts as ahead of you)
-or at their best ("out": a player level on points counts as behind you).
+Certain answers (`certain`, `needs`, a `Certain` in `chance_after`, `draw_puts_both_in`):
+on points alone, tiebreakers taken at their worst ("in": a player level on points counts
+as ahead of you) or at their best ("out": a player level on points counts as behind you).
+Every unfinished match of the current round may end in any result the round screen
+accepts: on points a win (3-0), a draw (1-1), a loss (0-3) or a double loss (0-0, issue
+23). A player's own "loss" covers both a loss and a double loss (their opponent then on
+3 or on 0 more points). What the proofs assume besides (`PROOFS`): no further drops (a
+drop can open a place, so "out" could become wrong; it never undoes "in"), no correction
+of a result already entered, and the cut and the number of rounds still to come as given.
 - With `rounds_after == 0` the answers are EXACT in that sense. The tables of the current
   round are independent, so the outcome that hurts most (helps most) is found table by
   table: "in" holds iff, in every outcome of the unfinished matches, fewer than `cut`
@@ -23,9 +28,11 @@ or at their best ("out": a player level on points counts as behind you).
   other player may win all of theirs (3 points a round), for "out" the reverse, and the
   later rounds' pairings are not used to rule combinations out (two rivals might have
   to meet). A player may therefore get a chance where a full analysis would prove the
-  answer; an answer given is never wrong (unless someone drops).
+  answer; an answer given is never wrong (under the assumptions above).
 
-Chances (`ChanceEstimate`): Monte Carlo, see `MODEL`. Exact standings in every run: the
+Chances (`ChanceEstimate`): Monte Carlo, see `MODEL`; the model draws no double loss (nor
+a drop, nor a correction), so a player whom only a double loss elsewhere keeps from being
+proven out may show a chance of 0 in every run. Exact standings in every run: the
 sort key is (points, OMW%, GW%, OGW%, seeded draw) in exact integer form, the same
 order `compute_standings` gives (tests/unit/test_outlook.py materialises sampled runs
 and checks them against it). Only players with no certain answer are ranked: the
@@ -38,6 +45,8 @@ those plus the best `cut - |certainly in|` of the rest. Conditioned chances:
 - `rounds_after >= 1`: forcing one table would change later pairings, so a figure uses
   the runs in which that result came up (about 45 / 10 / 45 % of them); its own
   `ChanceEstimate.runs` and margin say so.
+Each figure has its own 95 % margin (`chance_margin`, from its hits and runs);
+`Outlook.margin_of_error` is the worst case of a figure resting on all the runs.
 """
 
 from __future__ import annotations
@@ -72,15 +81,24 @@ _POINTS: dict[Result, int] = {"win": 3, "draw": 1, "loss": 0}
 FIRST_WINS = 0.45
 SECOND_WINS = 0.45
 DRAW = 0.10
-# 95 % normal interval: 1.96 standard errors.
+# 95 % intervals: 1.96 standard errors.
 Z95 = 1.96
 
+# What a proven answer assumes (also stated on the card through `MODEL`).
+PROOFS = (
+    "Proven answers (in or out whatever happens, the result a player needs, a draw that "
+    "puts both in) count every result an unfinished match can still get, a double loss "
+    "included, on points alone with tiebreakers at their worst; they assume no further "
+    "drops, no correction of a result already entered, and the top cut and planned rounds "
+    "as they are set now."
+)
+
 MODEL = (
-    "Each unfinished match: 45 % first player wins, 45 % second player wins, 10 % draw; "
-    "game scores drawn from this event's own results (decisive and drawn matches "
-    "separately). A later round is paired top-down within point groups in random order, "
-    "with no rematch check and a bye for the last player; standings and tiebreakers are "
-    "exact in every simulation."
+    "Each unfinished match: 45 % first player wins, 45 % second player wins, 10 % draw "
+    "(double losses, drops and corrections are not simulated); game scores drawn from "
+    "this event's own results (decisive and drawn matches separately). A later round is "
+    "paired top-down within point groups in random order, with no rematch check and a bye "
+    "for the last player; standings and tiebreakers are exact in every simulation. " + PROOFS
 )
 
 
@@ -104,11 +122,8 @@ class ChanceEstimate:
 
     @property
     def margin(self) -> float:
-        """95 % margin of error of this figure (normal approximation)."""
-        if not self.runs:
-            return 1.0
-        p = self.probability
-        return Z95 * math.sqrt(p * (1 - p) / self.runs)
+        """95 % margin of error of this figure, from its own hits and runs (`chance_margin`)."""
+        return chance_margin(self.hits, self.runs)
 
 
 Chance = ChanceEstimate | Certain
@@ -145,15 +160,37 @@ class Outlook:
     cut: int
     simulations: int
     seed: int
-    margin_of_error: float  # worst case (p = 1/2) over `simulations` runs
+    # Worst case (p = 1/2, normal approximation) of a figure resting on all `simulations`
+    # runs: no such figure's own margin exceeds it; one resting on fewer runs may.
+    margin_of_error: float
     model: str
     players: tuple[PlayerOutlook, ...] = field(default_factory=tuple)
     tables: tuple[TableOutlook, ...] = field(default_factory=tuple)
 
 
 def margin_of_error(runs: int) -> float:
-    """Worst-case 95 % margin of one figure from `runs` simulations: 1.96*sqrt(1/4n)."""
+    """Worst-case 95 % margin of one figure from `runs` simulations: 1.96*sqrt(1/4n).
+    It bounds `chance_margin(h, runs)` for every h (tests/unit/test_outlook.py)."""
     return Z95 * math.sqrt(0.25 / runs) if runs else 1.0
+
+
+def chance_margin(hits: int, runs: int) -> float:
+    """95 % margin of error of a figure resting on `runs` simulations, `hits` of them in.
+
+    Wilson score interval, not the normal approximation: the latter gives no margin at 0
+    or `runs` hits (a "<1 %" figure would look exact) and is poor on few runs, which a
+    figure after a rare result may rest on. The Wilson interval is not centred on
+    hits/runs, so the margin is the larger of the distances from hits/runs to its two
+    ends: "hits/runs ± margin" covers the whole interval. 1.0 with no runs at all.
+    """
+    if runs <= 0:
+        return 1.0
+    p = hits / runs
+    z2 = Z95 * Z95
+    scale = 1 + z2 / runs
+    centre = (p + z2 / (2 * runs)) / scale
+    half = Z95 / scale * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs))
+    return max(p - (centre - half), centre + half - p)
 
 
 # --- The state before the current round is finished -------------------------------------
@@ -275,8 +312,13 @@ def _state(event: EventRecord, rounds_after: int, cut: int) -> _State:
 
 # --- Certain answers ---------------------------------------------------------------------
 
-# A table's outcomes as (points of a, points of b): a wins, draw, b wins (class 0, 1, 2).
-_OUTCOMES = ((3, 0), (1, 1), (0, 3))
+# What an unfinished table may still give, as (points of a, points of b): a wins, draw,
+# b wins, and a double loss (the round screen accepts one: 0 match points to both,
+# records.DOUBLE_LOSS). The simulations draw only the first three (classes 0, 1, 2).
+_PROOF_OUTCOMES = ((3, 0), (1, 1), (0, 3), (0, 0))
+# The points a player's opponent may get with the player's own result: after a loss, a
+# win (3) or a double loss (0), the player's own points being the same (0) either way.
+_OPPONENT_GETS: dict[Result, tuple[int, ...]] = {"win": (0,), "draw": (1,), "loss": (3, 0)}
 _CLASS_OF: dict[tuple[int, Result], int] = {
     (0, "win"): 0,
     (0, "draw"): 1,
@@ -292,8 +334,9 @@ class _Proof:
 
     `_threats(P)`: the most eligible players who can end on >= P points (each table's
     worst outcome, every later round won). `_ahead(P)`: the fewest who must end on > P
-    (each table's kindest outcome, every later round lost). Cached per P: an event has
-    few distinct point totals.
+    (each table's kindest outcome, every later round lost). A table's outcomes are those
+    of `_PROOF_OUTCOMES`, a double loss included. Cached per P: an event has few
+    distinct point totals.
     """
 
     def __init__(self, state: _State) -> None:
@@ -307,7 +350,7 @@ class _Proof:
         return max(
             (s.eligible[a] and s.points[a] + pa + self.gain >= target)
             + (s.eligible[b] and s.points[b] + pb + self.gain >= target)
-            for pa, pb in _OUTCOMES
+            for pa, pb in _PROOF_OUTCOMES
         )
 
     def _table_ahead(self, a: int, b: int, target: int) -> int:
@@ -315,7 +358,7 @@ class _Proof:
         return min(
             (s.eligible[a] and s.points[a] + pa > target)
             + (s.eligible[b] and s.points[b] + pb > target)
-            for pa, pb in _OUTCOMES
+            for pa, pb in _PROOF_OUTCOMES
         )
 
     def _threats(self, target: int) -> int:
@@ -342,17 +385,18 @@ class _Proof:
             self._ahead_cache[target] = total
         return self._ahead_cache[target]
 
-    def _after(self, player: int, result: Result) -> tuple[int, int | None, int]:
-        """(player's points after `result`, current opponent, opponent's points after)."""
+    def _after(self, player: int, result: Result) -> tuple[int, int | None, tuple[int, ...]]:
+        """(player's points after `result`, current opponent, the opponent's possible
+        points after it: after a loss, those of a win and of a double loss)."""
         s = self.s
         own = s.points[player]
         if player in s.seat:
             index, side, _ = s.seat[player]
             _, a, b = s.pending[index]
             opponent = b if side == 0 else a
-            mine, theirs = _OUTCOMES[_CLASS_OF[(side, result)]][:: 1 if side == 0 else -1]
-            return own + mine, opponent, s.points[opponent] + theirs
-        return own, None, 0
+            theirs = tuple(s.points[opponent] + gets for gets in _OPPONENT_GETS[result])
+            return own + _POINTS[result], opponent, theirs
+        return own, None, ()
 
     def surely_in(self, player: int, result: Result) -> bool:
         s = self.s
@@ -363,7 +407,8 @@ class _Proof:
         else:
             _, a, b = s.pending[s.seat[player][0]]
             threats -= self._table_threats(a, b, target)
-            threats += bool(s.eligible[opponent] and theirs + self.gain >= target)
+            # The opponent at their best (after the player's loss: a win, not a double loss).
+            threats += bool(s.eligible[opponent] and max(theirs) + self.gain >= target)
         return threats < s.cut
 
     def surely_out(self, player: int, result: Result) -> bool:
@@ -374,7 +419,8 @@ class _Proof:
         if opponent is not None:
             _, a, b = s.pending[s.seat[player][0]]
             ahead -= self._table_ahead(a, b, target)
-            ahead += bool(s.eligible[opponent] and theirs > target)
+            # The opponent at their lowest (after the player's loss: a double loss).
+            ahead += bool(s.eligible[opponent] and min(theirs) > target)
         return ahead >= s.cut
 
 
@@ -1004,6 +1050,7 @@ def simulation_for_tests(
 
 __all__ = [
     "MODEL",
+    "PROOFS",
     "Certain",
     "Chance",
     "ChanceEstimate",
@@ -1011,6 +1058,7 @@ __all__ = [
     "PlayerOutlook",
     "Simulation",
     "TableOutlook",
+    "chance_margin",
     "compute_outlook",
     "margin_of_error",
     "simulation_for_tests",

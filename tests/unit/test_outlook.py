@@ -9,7 +9,7 @@ import random
 from collections.abc import Iterator, Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scoring.engine import outlook as outlook_module
@@ -20,12 +20,14 @@ from scoring.engine.outlook import (
     ChanceEstimate,
     Outlook,
     PlayerOutlook,
+    chance_margin,
     compute_outlook,
     margin_of_error,
     simulation_for_tests,
 )
 from scoring.engine.records import (
     BYE,
+    DOUBLE_LOSS,
     LOSS,
     PLAYED,
     EventRecord,
@@ -68,9 +70,11 @@ def swiss_event(
     entered: int = 0,
     drops: int = 0,
     system: str = "mtr",
+    double_losses: float = 0.0,
 ) -> EventRecord:
     """`played` Swiss-like rounds (paired top-down by points), then a paired current round
-    with `entered` results already in; `drops` players dropped before it."""
+    with `entered` results already in; `drops` players dropped before it. Each result is
+    a double loss with probability `double_losses` (0: the random stream is unchanged)."""
     ids = [f"p{i:02}" for i in range(players)]
     points = dict.fromkeys(ids, 0)
     rounds: list[RoundRecord] = []
@@ -89,6 +93,9 @@ def swiss_event(
         for a, b in zip(active[::2], active[1::2], strict=True):
             if number == played + 1 and len(matches) >= entered:
                 matches.append(MatchRecord(kind=PLAYED, players=(a, b)))
+                continue
+            if double_losses and rng.random() < double_losses:
+                matches.append(MatchRecord(kind=DOUBLE_LOSS, players=(a, b)))
                 continue
             wins, draws = rng.choice(RESULT_SCORES)
             matches.append(MatchRecord(kind=PLAYED, players=(a, b), wins=wins, draws=draws))
@@ -117,23 +124,82 @@ def current_round(event: EventRecord) -> RoundRecord:
     return max((r for r in event.rounds if not r.playoff), key=lambda r: (r.phase, r.number))
 
 
-def outcomes(event: EventRecord) -> Iterator[tuple[EventRecord, dict[str, str]]]:
-    """Every completion of the current round: the event and each seated player's result."""
+# Every result the round screen can give an unfinished match, as (kind, games won, drawn
+# games, the first player's result, the second's): on points a win, a draw, a loss, and a
+# double loss (0 match points to both; each still the other's opponent).
+Choice = tuple[str, tuple[int, int] | None, int, str, str]
+CHOICES: tuple[Choice, ...] = (
+    (PLAYED, (2, 1), 0, "win", "loss"),
+    (PLAYED, (1, 1), 1, "draw", "draw"),
+    (PLAYED, (0, 2), 0, "loss", "win"),
+    (DOUBLE_LOSS, None, 0, "double loss", "double loss"),
+)
+
+
+def completed_match(players: tuple[str, ...], choice: Choice) -> MatchRecord:
+    kind, wins, draws, _, _ = choice
+    return MatchRecord(kind=kind, players=players, wins=wins, draws=draws)  # type: ignore[arg-type]
+
+
+def pairings(players: Sequence[str]) -> Iterator[list[tuple[str, ...]]]:
+    """Every way to pair `players`, one of them on a bye when their number is odd (with
+    no rematch check: the proofs do not rely on later pairings)."""
+    if not players:
+        yield []
+        return
+    if len(players) % 2:
+        for i, p in enumerate(players):
+            for rest in pairings([*players[:i], *players[i + 1 :]]):
+                yield [(p,), *rest]
+        return
+    first, others = players[0], players[1:]
+    for i, q in enumerate(others):
+        for rest in pairings([*others[:i], *others[i + 1 :]]):
+            yield [(first, q), *rest]
+
+
+def later_rounds(players: Sequence[str], number: int, phase: int) -> Iterator[RoundRecord]:
+    """Round `number` in every pairing of `players` with every result of every match."""
+    for pairing in pairings(players):
+        pairs = [m for m in pairing if len(m) == 2]
+        byes = tuple(MatchRecord(kind=BYE, players=m) for m in pairing if len(m) == 1)
+        for combo in itertools.product(CHOICES, repeat=len(pairs)):
+            matches = tuple(completed_match(m, c) for m, c in zip(pairs, combo, strict=True))
+            yield RoundRecord(number, matches + byes, phase)
+
+
+def outcomes(
+    event: EventRecord, rounds_after: int = 0
+) -> Iterator[tuple[EventRecord, dict[str, str]]]:
+    """Every completion of the current round (win, draw, loss or double loss at each
+    unfinished table): the event and each seated player's result ("double loss" for
+    either side of one). With `rounds_after`, each is followed by every later round the
+    eligible players could play (`later_rounds`), one after another."""
     current = current_round(event)
     open_ = [i for i, m in enumerate(current.matches) if not m.has_result]
-    choices = (((2, 1), 0, "win", "loss"), ((1, 1), 1, "draw", "draw"), ((0, 2), 0, "loss", "win"))
-    for combo in itertools.product(choices, repeat=len(open_)):
+    dropped = {p.id for p in event.players if p.dropped_after_round is not None}
+    eligible = sorted({p for m in current.matches for p in m.players} - dropped)
+    for combo in itertools.product(CHOICES, repeat=len(open_)):
         matches = list(current.matches)
         result: dict[str, str] = {}
-        for i, (wins, draws, first, second) in zip(open_, combo, strict=True):
+        for i, choice in zip(open_, combo, strict=True):
             a, b = matches[i].players
-            matches[i] = MatchRecord(kind=PLAYED, players=(a, b), wins=wins, draws=draws)
-            result[a], result[b] = first, second
+            matches[i] = completed_match((a, b), choice)
+            result[a], result[b] = choice[3], choice[4]
         rounds = tuple(
             RoundRecord(r.number, tuple(matches), r.phase) if r is current else r
             for r in event.rounds
         )
-        yield EventRecord(event.system, event.players, rounds, event.best_of, event.seed), result
+        for later in itertools.product(
+            *(
+                list(later_rounds(eligible, current.number + k, current.phase))
+                for k in range(1, rounds_after + 1)
+            )
+        ):
+            yield (
+                EventRecord(event.system, event.players, rounds + later, event.best_of, event.seed),
+                result,
+            )
 
 
 def by_player(outlook: Outlook) -> dict[str, PlayerOutlook]:
@@ -225,57 +291,123 @@ def test_a_sixteen_player_event_two_rounds_from_the_end_is_worked_out_by_hand() 
     assert d.probability < a_loss.probability
 
 
+def test_a_double_loss_elsewhere_is_an_outcome_before_anyone_is_out_whatever_happens() -> None:
+    # Issue 23: 6 players, top 1, the last of 2 rounds. Round 1: p04 2-0 p03, p02 2-0 p01,
+    # p05 2-1 p00. Round 2: p02 (3) - p04 (3), p05 (3) - p00 (0), p03 (0) - p01 (0).
+    # p00 can reach 3 points (a win). At p02 - p04 a win (6) or a draw (4 each) puts a
+    # player above 3, so counting only wins, draws and losses p00 was "out whatever
+    # happens". A double loss there leaves p02 and p04 on 3, and p05 too after p00's win:
+    # four players on 3 points, and p00 first of them on tiebreakers (OMW% 1/2, GW% 3/5).
+    r1 = RoundRecord(
+        1,
+        (
+            MatchRecord(PLAYED, ("p04", "p03"), (2, 0)),
+            MatchRecord(PLAYED, ("p01", "p02"), (0, 2)),
+            MatchRecord(PLAYED, ("p00", "p05"), (1, 2)),
+        ),
+    )
+    pairs = (("p02", "p04"), ("p05", "p00"), ("p03", "p01"))
+    players = tuple(PlayerRecord(f"p0{i}") for i in range(6))
+    event = EventRecord(
+        "mtr", players, (r1, RoundRecord(2, tuple(MatchRecord(PLAYED, p) for p in pairs)))
+    )
+    outlook = compute_outlook(event, rounds_after=0, cut=1, rng=random.Random(1), simulations=50)
+    p00 = by_player(outlook)["p00"]
+    assert p00.certain is None
+    assert verdicts(p00) == {"win": "chance", "draw": "out", "loss": "out"}
+    # After a loss p02 (or p04, or p05) is not proven out either: their own match may be
+    # the double loss, their opponent then staying on 3 points too.
+    for name in ("p02", "p04", "p05"):
+        assert verdicts(by_player(outlook)[name])["loss"] == "chance"
+    done = RoundRecord(
+        2,
+        (
+            MatchRecord(DOUBLE_LOSS, ("p02", "p04")),
+            MatchRecord(PLAYED, ("p05", "p00"), (0, 2)),
+            MatchRecord(PLAYED, ("p03", "p01"), (1, 1), 1),
+        ),
+    )
+    assert eligible_cut(EventRecord("mtr", players, (r1, done)), 1) == {"p00"}
+    check_against_every_outcome(event, 1, outlook)
+
+
 # --- exhaustive checks ------------------------------------------------------------------------
 
 
-def check_against_every_outcome(event: EventRecord, cut: int, outlook: Outlook) -> int:
-    """Every proven answer holds in every completion of the last round; and, with no
-    round to follow, the answers are exact on points alone (worst / best tiebreakers)."""
+Broken = tuple[str, str, tuple[tuple[str, str], ...]]  # who, the claim, the results
+
+
+def judge(
+    event: EventRecord, cut: int, outlook: Outlook, rounds_after: int = 0
+) -> tuple[list[Broken], dict[tuple[str, str], dict[str, bool]], int]:
+    """Brute force over `outcomes(event, rounds_after)` against compute_standings: every
+    proven claim of `outlook` that some completion contradicts (`certain`, `needs`, a
+    `Certain` in `chance_after`, `draw_puts_both_in`); and, per player and own result,
+    whether on points alone worst tiebreakers could keep them out ("worst_out") or best
+    ones put them in ("best_in") in some completion; and how many (completion, player)
+    pairs were checked."""
     seated = {p for m in current_round(event).matches for p in m.players}
     dropped = {p.id for p in event.players if p.dropped_after_round is not None}
     eligible = seated - dropped
     players = by_player(outlook)
     assert set(players) == eligible
+    broken: list[Broken] = []
     reachable: dict[tuple[str, str], dict[str, bool]] = {}
     checked = 0
-    for completed, result in outcomes(event):
-        cut_set = eligible_cut(completed, cut)
-        rows = {r.player: r.points for r in compute_standings(completed).rows}
+    for completed, result in outcomes(event, rounds_after):
+        rows = compute_standings(completed).rows
+        cut_set = set([r.player for r in rows if r.player in eligible][:cut])
+        points = {r.player: r.points for r in rows}
+        key = tuple(sorted(result.items()))
         for name, player in players.items():
             mine = result.get(name) or player.result
+            own = "loss" if mine == "double loss" else mine
             inside = name in cut_set
             checked += 1
-            if player.certain == "in":
-                assert inside, (name, result)
-            if player.certain == "out":
-                assert not inside, (name, result)
-            if player.needs == "draw" and mine in ("win", "draw"):
-                assert inside, (name, result)
-            if player.needs == "win" and mine == "win":
-                assert inside, (name, result)
-            verdict = player.chance_after[mine]  # type: ignore[index]
+            claims: list[tuple[str, bool]] = []
+            if player.certain is not None:
+                claims.append((f"certain {player.certain}", player.certain == "in"))
+            if (player.needs == "draw" and own in ("win", "draw")) or (
+                player.needs == "win" and own == "win"
+            ):
+                claims.append((f"needs a {player.needs}, got a {mine}", True))
+            verdict = player.chance_after[own]  # type: ignore[index]
             if isinstance(verdict, Certain):
-                assert inside == (verdict.verdict == "in"), (name, result)
+                claims.append((f"{verdict.verdict} after a {mine}", verdict.verdict == "in"))
+            broken += [(name, claim, key) for claim, want in claims if inside != want]
             # Points alone: could worst (best) tiebreakers keep the player out (put in)?
-            others = [rows[q] for q in eligible if q != name]
-            worst_out = sum(x >= rows[name] for x in others) >= cut
-            best_in = sum(x > rows[name] for x in others) < cut
-            seen = reachable.setdefault((name, mine), {"worst_out": False, "best_in": False})  # type: ignore[arg-type]
-            seen["worst_out"] |= worst_out
-            seen["best_in"] |= best_in
-    for (name, mine), seen in reachable.items():
-        verdict = players[name].chance_after[mine]  # type: ignore[index]
+            others = [points[q] for q in eligible if q != name]
+            seen = reachable.setdefault((name, own), {"worst_out": False, "best_in": False})  # type: ignore[arg-type]
+            seen["worst_out"] |= sum(x >= points[name] for x in others) >= cut
+            seen["best_in"] |= sum(x > points[name] for x in others) < cut
+        for table in outlook.tables:
+            a, b = table.players
+            if table.draw_puts_both_in and result[a] == "draw" and not {a, b} <= cut_set:
+                broken.append((f"{a}-{b}", "a draw puts both in", key))
+    return broken, reachable, checked
+
+
+def check_against_every_outcome(event: EventRecord, cut: int, outlook: Outlook) -> int:
+    """Every proven answer holds in every completion of the last round, double losses
+    included; and, with no round to follow, the answers are exact on points alone (worst
+    / best tiebreakers)."""
+    broken, reachable, checked = judge(event, cut, outlook)
+    assert broken == []
+    players = by_player(outlook)
+    for (name, own), seen in reachable.items():
+        verdict = players[name].chance_after[own]  # type: ignore[index]
         assert (verdict == Certain("in")) == (not seen["worst_out"]), name
         assert (verdict == Certain("out")) == (not seen["best_in"]), name
     return checked
 
 
 def test_every_certain_answer_holds_in_every_outcome_of_a_tiny_event() -> None:
-    # 8 players, top 4, the last of 3 rounds: all 3^4 = 81 completions.
+    # 8 players, top 4, the last of 3 rounds: all 4^4 = 256 completions (a win, a draw,
+    # a loss or a double loss at each table).
     event = swiss_event(random.Random(7), 8, 2)
     outlook = compute_outlook(event, rounds_after=0, cut=4, rng=random.Random(3), simulations=100)
     assert any(p.certain or p.needs for p in outlook.players)
-    assert check_against_every_outcome(event, 4, outlook) == 81 * 8
+    assert check_against_every_outcome(event, 4, outlook) == 256 * 8
 
 
 @settings(max_examples=25, deadline=None)
@@ -298,6 +430,79 @@ def test_certain_answers_hold_in_every_outcome_of_generated_events(
         event, rounds_after=0, cut=cut, rng=random.Random(seed), simulations=50
     )
     check_against_every_outcome(event, cut, outlook)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    players=st.integers(4, 10),
+    played=st.integers(1, 3),
+    entered=st.integers(0, 2),
+    drops=st.integers(0, 1),
+    cut=st.integers(1, 4),
+    system=st.sampled_from(["mtr", "dci", "melee"]),
+    double_losses=st.sampled_from([0.0, 0.2]),
+)
+def test_no_proven_claim_is_contradicted_by_any_results_of_the_other_tables(
+    seed: int,
+    players: int,
+    played: int,
+    entered: int,
+    drops: int,
+    cut: int,
+    system: str,
+    double_losses: float,
+) -> None:
+    """Issue 23: "certain", "needs", a proven `chance_after` and `draw_puts_both_in` hold
+    whatever the unfinished tables do, double losses included (the round screen accepts
+    them: 0 match points to both), checked by brute force against compute_standings.
+    Events may hold double losses in earlier rounds and among the entered results too."""
+    event = swiss_event(
+        random.Random(seed),
+        players,
+        played,
+        entered=entered,
+        drops=drops,
+        system=system,
+        double_losses=double_losses,
+    )
+    outlook = compute_outlook(
+        event, rounds_after=0, cut=cut, rng=random.Random(seed), simulations=10
+    )
+    broken, _, _ = judge(event, cut, outlook)
+    assert broken == []
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    players=st.integers(4, 6),
+    played=st.integers(1, 2),
+    entered=st.integers(0, 1),
+    drops=st.integers(0, 1),
+    cut=st.integers(1, 3),
+    double_losses=st.sampled_from([0.0, 0.2]),
+)
+def test_no_proven_claim_is_contradicted_by_any_later_round_of_tiny_events(
+    seed: int, players: int, played: int, entered: int, drops: int, cut: int, double_losses: float
+) -> None:
+    """The same with one round still to come: every pairing of it (rematches allowed: the
+    proofs assume nothing about later pairings) and every result of its matches."""
+    event = swiss_event(
+        random.Random(seed),
+        players,
+        played,
+        entered=entered,
+        drops=drops,
+        double_losses=double_losses,
+    )
+    seated = {p for m in current_round(event).matches for p in m.players}
+    assume(len(seated - {p.id for p in event.players if p.dropped_after_round}) <= 5)
+    outlook = compute_outlook(
+        event, rounds_after=1, cut=cut, rng=random.Random(seed), simulations=10
+    )
+    broken, _, _ = judge(event, cut, outlook, rounds_after=1)
+    assert broken == []
 
 
 # --- the simulations equal the reference engine ------------------------------------------------
@@ -407,15 +612,74 @@ def test_the_same_seed_gives_the_same_outlook_and_another_seed_other_figures() -
     ) == compute_outlook(last, rounds_after=0, cut=8, rng=random.Random(5), simulations=200)
 
 
+def wilson_ends(hits: int, runs: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval as the roots of (p - x)^2 = z^2 x (1 - x) / n, solved
+    here independently of the engine's formula."""
+    p, n = hits / runs, runs
+    a, b, c = 1 + z * z / n, -(2 * p + z * z / n), p * p
+    root = math.sqrt(b * b - 4 * a * c)
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+def test_a_figures_own_margin_is_its_wilson_interval_made_symmetric() -> None:
+    """Issue 23: each figure's margin comes from its own hits and runs (Wilson score
+    interval, the larger distance from h/r to its ends), not one margin for the run."""
+    for hits, runs in [(0, 10), (1, 10), (30, 100), (74, 196), (930, 2000), (3, 2000), (7, 7)]:
+        low, high = wilson_ends(hits, runs)
+        p = hits / runs
+        margin = chance_margin(hits, runs)
+        assert margin == pytest.approx(max(p - low, high - p), abs=1e-12)
+        assert p - margin <= low + 1e-12 and high - 1e-12 <= p + margin  # covers it
+        assert margin == pytest.approx(chance_margin(runs - hits, runs))  # in / out alike
+        assert ChanceEstimate(hits, runs).margin == margin
+    # None or all of the runs: still a margin (the normal approximation would give 0).
+    assert chance_margin(0, 10) == pytest.approx(1.96**2 / (10 + 1.96**2))
+    assert chance_margin(0, 2000) > 0 and chance_margin(0, 0) == 1.0
+    # The card's case: a figure on 196 of 2,000 runs is far less sure than one on 2,000.
+    assert round(chance_margin(74, 196) * 100, 1) == 7.0
+    assert round(chance_margin(740, 2000) * 100, 1) == 2.1 < round(margin_of_error(2000) * 100, 1)
+    assert chance_margin(74, 196) > margin_of_error(2000)
+    # The top-level margin is the worst case of a figure resting on all the runs.
+    for runs in [*range(1, 201), 400, 2000]:
+        worst = max(chance_margin(hits, runs) for hits in range(runs + 1))
+        assert worst <= margin_of_error(runs) + 1e-12, runs
+
+
+def test_a_figure_after_a_result_rests_on_the_runs_with_that_result_and_says_so() -> None:
+    """With a round to come a figure after a result counts only the runs in which that
+    result came up (forcing it would change the later pairings): its runs and margin are
+    its own."""
+    event = swiss_event(random.Random(21), 64, 4, entered=6)
+    outlook = compute_outlook(event, rounds_after=1, cut=8, rng=random.Random(9), simulations=300)
+    wider = 0
+    for player in outlook.players:
+        estimates = [c for c in player.chance_after.values() if isinstance(c, ChanceEstimate)]
+        if player.table is not None and player.result is None:
+            assert sum(c.runs for c in estimates) <= 300
+            if len(estimates) == 3:
+                assert sum(c.runs for c in estimates) == 300
+        if isinstance(player.chance, ChanceEstimate):
+            assert player.chance.runs == 300
+        for chance in estimates:
+            assert chance.margin == chance_margin(chance.hits, chance.runs)
+            wider += chance.margin > outlook.margin_of_error
+    assert wider  # a draw comes up in about 1 run in 10: its figures are far less sure
+    # With no round to follow every figure rests on every run.
+    last = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(9), simulations=300)
+    for player in last.players:
+        for chance in [player.chance, *player.chance_after.values()]:
+            if isinstance(chance, ChanceEstimate):
+                assert chance.runs == 300 and chance.margin <= last.margin_of_error
+
+
 def test_the_margin_of_error_is_the_worst_case_95_percent_interval_and_holds() -> None:
     assert margin_of_error(2000) == 1.96 * math.sqrt(0.25 / 2000)
-    assert ChanceEstimate(30, 100).margin == 1.96 * math.sqrt(0.3 * 0.7 / 100)
     event = swiss_event(random.Random(31), 128, 5, entered=8)
     small = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(1), simulations=400)
     large = compute_outlook(event, rounds_after=0, cut=8, rng=random.Random(2), simulations=8000)
     assert small.margin_of_error == margin_of_error(400)
-    # Every figure from 400 runs lies within its margin of the 8,000-run figure (with the
-    # latter's own margin), bar the 1 in 20 that a 95 % interval may miss.
+    # Every figure from 400 runs lies within its own margin of the 8,000-run figure (with
+    # the latter's own margin), bar the 1 in 20 that a 95 % interval may miss.
     figures = misses = 0
     for a, b in zip(small.players, large.players, strict=True):
         for r, chance in a.chance_after.items():
@@ -424,7 +688,7 @@ def test_the_margin_of_error_is_the_worst_case_95_percent_interval_and_holds() -
                 assert isinstance(other, ChanceEstimate) and chance.runs == 400
                 figures += 1
                 gap = abs(chance.probability - other.probability)
-                misses += gap > margin_of_error(400) + margin_of_error(8000)
+                misses += gap > chance.margin + other.margin
             else:
                 assert chance == other
     assert figures >= 10
