@@ -163,7 +163,7 @@ class Match(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(draws__gte=0), name="draws_not_negative"),
         ]
-        # "Is this round started / still open?" (pages.common.current_round, the player
+        # "Is this round started / still open?" (domain.current_round, the player
         # page's rounds): an index lookup per round instead of a scan of its matches.
         indexes = [models.Index(fields=["round", "reported"], name="match_round_reported")]
 

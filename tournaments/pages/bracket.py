@@ -9,14 +9,10 @@ from typing import Any
 from django.db.models import Prefetch
 from django.utils.dateparse import parse_datetime
 
+from tournaments.domain import CUT_DECISION, played_bracket
 from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
-from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, bracket_of, final_placings
+from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
 from tournaments.rules import playoff_name
-
-# The key in a top-cut audit entry's `after` that marks the organizer's decision after a
-# correction ("keep" or "reseed"); services.corrections writes it, the pages read it back.
-# Plain top-cut entries (starting the cut) carry no such key.
-CUT_DECISION = "cut_decision"
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -68,39 +64,6 @@ def bracket_state(rounds: list[list[dict[str, Any]]]) -> tuple[bool, bool]:
 
 def named_rounds(rounds: list[list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]]]]:
     return [(playoff_name(len(r)), r) for r in rounds]
-
-
-def played_bracket(t: Tournament) -> tuple[tuple[BracketMatch, ...], ...]:
-    """The playoff rounds as the pure bracket sees them (winners where decided)."""
-    rounds: dict[int, dict[int, list[tuple[int, str, int | None, bool]]]] = {}
-    for number, match_id, reported, position, ext, games in (
-        Seat.objects.filter(round__tournament=t, round__playoff=True)
-        .order_by("round__number", "match__table", "match_id", "position")
-        .values_list(
-            "round__number", "match_id", "match__reported", "position",
-            "player__external_id", "games_won",
-        )
-    ):  # fmt: skip
-        rounds.setdefault(number, {}).setdefault(match_id, []).append(
-            (position, ext, games, reported)
-        )
-    played = []
-    for matches in rounds.values():
-        played.append([_bracket_entry(seats) for seats in matches.values()])
-    if not played:
-        return ()
-    # The first round's size says the cut's size (an imported event may not carry it).
-    return bracket_of(2 * len(played[0]), played)
-
-
-def _bracket_entry(
-    seats: list[tuple[int, str, int | None, bool]],
-) -> tuple[str, str, str | None]:
-    (_, high, high_games, reported), (_, low, low_games, _) = seats
-    winner = None
-    if reported and (high_games or 0) != (low_games or 0):
-        winner = high if (high_games or 0) > (low_games or 0) else low
-    return high, low, winner
 
 
 def placings(t: Tournament) -> list[dict[str, Any]]:

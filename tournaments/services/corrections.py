@@ -1,6 +1,6 @@
 """The organizer's answer when a correction changed the top cut's seeds: re-seed or keep.
 
-Both answers are top-cut audit entries whose `after` carries pages.bracket.CUT_DECISION
+Both answers are top-cut audit entries whose `after` carries domain.CUT_DECISION
 ("reseed" or "keep"), the seed changes they answer and the correction that caused them:
 the audit log is where the decision is remembered (no model field, no migration), and
 pages.corrections / pages.bracket read it back. They reuse AuditAction.TOP_CUT rather
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tournaments.domain import CUT_DECISION, correction_payload, correction_text, cut_state
 from tournaments.models import AuditAction, Round, Status, Tournament
-from tournaments.pages.bracket import CUT_DECISION
-from tournaments.pages.corrections import correction_payload, correction_text, cut_state
 from tournaments.pairing.bracket import seed_top_cut
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing

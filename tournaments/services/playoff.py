@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.models import Standing
+from tournaments.domain import current_round, missing_results, played_bracket
 from tournaments.models import AuditAction, Round, Status, Tournament
-from tournaments.pages.bracket import played_bracket
-from tournaments.pages.common import current_round, missing_results
 from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
 from tournaments.services.seating import create_round

@@ -12,13 +12,13 @@ from typing import Any
 
 from django.utils import timezone
 
-from tournaments.models import AuditAction, Entry, Player, Tournament
-from tournaments.pages.registration import (
+from tournaments.domain import (
     PAIRED,
     entries_counted,
     not_checked_in,
     registration_closed_reason,
 )
+from tournaments.models import AuditAction, Entry, Player, Tournament
 from tournaments.services.writing import ServiceError, writing
 from tournaments.tokens import new_token, token_hash
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
+from tournaments.domain import current_round, own_side, report_open, round_label, stamp
 from tournaments.models import (
     AuditAction,
     AuditEntry,
@@ -43,8 +44,6 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.pages.common import current_round, round_label
-from tournaments.pages.reports import OPEN_STATES, own_side, stamp
 from tournaments.rules import check_two_player_result, score_text
 from tournaments.services.results import (
     MatchNotFound,
@@ -176,7 +175,7 @@ def _where(match: Match) -> str:
 
 
 def _facts(match: Match, seats: list[Seat], report: Report, **extra: Any) -> dict[str, Any]:
-    """What the audit log's renderer reads (tournaments/pages/audit.py, _report)."""
+    """What the audit log's renderer reads (the read model's pages/audit.py, _report)."""
     reporter = 0 if seats[0].player_id == report.reporter_id else 1
     mine, theirs = own_side((report.wins_a, report.wins_b), reporter)
     return {
@@ -229,7 +228,7 @@ def report(
     """The player reports their match, their own games first.
 
     The opponent reporting the same result confirms it; a different one disputes it.
-    `seen`: the stamp of the page the player reported from (pages.reports.stamp); a
+    `seen`: the stamp of the page the player reported from (domain.stamp); a
     page that no longer shows the match as it is gets StalePage.
     """
     facts = (player, match, wins_mine, wins_theirs, draws, seen)
@@ -380,7 +379,7 @@ def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> R
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.CONFIRMED:
             return existing
-        if found.reported or existing.state not in OPEN_STATES:
+        if not report_open(found, existing):
             raise ServiceError("The organizer has entered this result: ask them to change it.")
         _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
         return existing
@@ -393,7 +392,7 @@ def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> R
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.DISPUTED:
             return existing
-        if found.reported or existing.state not in OPEN_STATES:
+        if not report_open(found, existing):
             raise ServiceError("The result is already in: ask the organizer to change it.")
         _answer(w, found, seats, existing, player, ReportState.DISPUTED)
         return existing

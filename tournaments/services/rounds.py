@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scoring.models import Standing
+from tournaments.domain import current_round, missing_results
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -17,7 +18,6 @@ from tournaments.models import (
     System,
     Tournament,
 )
-from tournaments.pages.common import current_round, missing_results
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
