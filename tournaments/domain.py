@@ -26,6 +26,7 @@ from scoring.models import Standing
 from tournaments.models import (
     AuditAction,
     AuditEntry,
+    CutDecision,
     Entry,
     Match,
     MatchKind,
@@ -203,11 +204,6 @@ def _bracket_entry(
 # --- A correction after the cut: do the seeds still match the standings? ------------------
 
 
-# The key in a top-cut audit entry's `after` that marks the organizer's decision after a
-# correction ("keep" or "reseed"); services.corrections writes it, the pages read it back.
-# Plain top-cut entries (starting the cut) carry no such key.
-CUT_DECISION = "cut_decision"
-
 # The Swiss tiebreakers in the order they break ties after match points, under the keys
 # the stored standings use (shared/spec/scoring.md s.1: OMW%, then GW%, then OGW%; the
 # same for mtr, dci and melee). Used only to place players whose stored row a playoff
@@ -230,7 +226,8 @@ def cut_state(t: Tournament) -> dict[str, Any] | None:
     result, so re-seeding is refused) and "reseed_blocked" (why re-seeding is refused,
     or None); "seen" (a short token of these changes, which the choices send back so
     that a decision applies to what the organizer saw); "fingerprint" (the changes as a
-    list, stored with a decision); "decided" and "decided_at" (kept for exactly these
+    list, stored with a decision: Tournament.cut_decision_changes); "decided" and
+    "decided_at" (Tournament.cut_decision says the cut was kept for exactly these
     changes); "correction" (the latest Swiss result change since the cut started:
     {"round", "table", "at"}, None if none is recorded).
     """
@@ -287,7 +284,9 @@ def cut_state(t: Tournament) -> dict[str, Any] | None:
     decided_at: datetime | None = None
     correction: dict[str, Any] | None = None
     if changes:
-        decided_at, correction = _decision_and_correction(t, fingerprint, seats)
+        if t.cut_decision == CutDecision.KEEP and t.cut_decision_changes == fingerprint:
+            decided_at = t.cut_decided_at
+        correction = _latest_correction(t, seats)
     playoff_result = bool(in_results)
     blocked = None
     if playoff_result:
@@ -392,62 +391,20 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) else float("-inf")
 
 
-def _decision_and_correction(
-    t: Tournament, fingerprint: list[list[Any]], seats: Iterable[tuple[Any, ...]]
-) -> tuple[datetime | None, dict[str, Any] | None]:
-    """(when the organizer kept the cut for exactly these changes, or None; the latest
-    Swiss result change since the cut started, or None)."""
-    entries = list(
-        AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT)
-        .order_by("-at", "-id")
-        .values_list("id", "at", "after")
+def _latest_correction(t: Tournament, seats: Iterable[tuple[Any, ...]]) -> dict[str, Any] | None:
+    """The latest Swiss result change since the cut started (Tournament.cut_started_at;
+    an event imported in its top cut has none: every change counts), or None."""
+    results = AuditEntry.objects.filter(
+        tournament=t, action__in=[AuditAction.RESULT, AuditAction.GAME]
     )
-    decided_at = None
-    if entries:
-        _id, at, after = entries[0]
-        after = after if isinstance(after, dict) else {}
-        if after.get(CUT_DECISION) == "keep" and after.get("changes") == fingerprint:
-            decided_at = at
-    start_id = next(
-        (
-            pk
-            for pk, _at, after in entries
-            if not (isinstance(after, dict) and CUT_DECISION in after)
-        ),
-        0,
-    )
+    if t.cut_started_at is not None:
+        results = results.filter(at__gt=t.cut_started_at)
     playoff_rounds = {number for number, *_ in seats}
-    for at, summary in (
-        AuditEntry.objects.filter(
-            tournament=t, action__in=[AuditAction.RESULT, AuditAction.GAME], id__gt=start_id
-        )
-        .order_by("-id")
-        .values_list("at", "summary")[:50]
-    ):
+    for at, summary in results.order_by("-id").values_list("at", "summary")[:50]:
         found = _ROUND.search(summary)
         number = int(found.group(1)) if found else None
         if number in playoff_rounds:
             continue
         table = _TABLE.search(summary)
-        return decided_at, {
-            "round": number,
-            "table": int(table.group(1)) if table else None,
-            "at": at,
-        }
-    return decided_at, None
-
-
-def correction_payload(correction: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A correction as an audit entry stores it (JSON: the time as ISO text)."""
-    if correction is None:
-        return None
-    at = correction.get("at")
-    return {**correction, "at": at.isoformat() if isinstance(at, datetime) else at}
-
-
-def correction_text(correction: dict[str, Any] | None) -> str:
-    """ "round 4 (table 12)", "round 4", or "" when nothing is known."""
-    if not correction or correction.get("round") is None:
-        return ""
-    table = correction.get("table")
-    return f"round {correction['round']}" + (f" (table {table})" if table is not None else "")
+        return {"round": number, "table": int(table.group(1)) if table else None, "at": at}
+    return None

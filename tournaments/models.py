@@ -23,6 +23,15 @@ class Status(models.TextChoices):
     FINISHED = "finished", "Finished"
 
 
+class CutDecision(models.TextChoices):
+    """The organizer's answer when a correction to a Swiss result changed the top cut's
+    seeds (services.corrections): none yet, keep the cut as seeded, or re-seed it."""
+
+    NONE = "", "None"
+    KEEP = "keep", "Kept as seeded"
+    RESEED = "reseed", "Re-seeded"
+
+
 class Tournament(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=220, unique=True)
@@ -55,6 +64,20 @@ class Tournament(models.Model):
     # Check-in used: round 1 pairs only the players who checked in.
     check_in = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The top cut (services.playoff, services.corrections). When it was started: a Swiss
+    # result changed since then is a correction (domain.cut_state). The organizer's
+    # decision after a correction changed the seeds, with the seed changes it answered
+    # (domain.cut_state's fingerprint) and the correction it followed (round, table and
+    # when, as far as known). Starting the cut again clears the decision.
+    cut_started_at = models.DateTimeField(null=True, blank=True)
+    cut_decision = models.CharField(
+        max_length=6, choices=CutDecision.choices, blank=True, default=CutDecision.NONE
+    )
+    cut_decided_at = models.DateTimeField(null=True, blank=True)
+    cut_decision_changes = models.JSONField(null=True, blank=True)
+    cut_correction_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    cut_correction_table = models.PositiveIntegerField(null=True, blank=True)
+    cut_correction_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -63,6 +86,24 @@ class Tournament(models.Model):
             models.CheckConstraint(condition=Q(top_cut__in=[0, 2, 4, 8]), name="top_cut_size"),
             models.CheckConstraint(
                 condition=Q(system__in=System.values), name="tournament_system_known"
+            ),
+            # No decision and nothing about one, or a known decision with its time and
+            # the seed changes it answered.
+            models.CheckConstraint(
+                condition=Q(
+                    cut_decision=CutDecision.NONE,
+                    cut_decided_at__isnull=True,
+                    cut_decision_changes__isnull=True,
+                    cut_correction_round__isnull=True,
+                    cut_correction_table__isnull=True,
+                    cut_correction_at__isnull=True,
+                )
+                | Q(
+                    cut_decision__in=[CutDecision.KEEP, CutDecision.RESEED],
+                    cut_decided_at__isnull=False,
+                    cut_decision_changes__isnull=False,
+                ),
+                name="tournament_cut_decision_whole",
             ),
         ]
 

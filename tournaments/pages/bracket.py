@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch
-from django.utils.dateparse import parse_datetime
 
-from tournaments.domain import CUT_DECISION, played_bracket
-from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
+from tournaments.domain import played_bracket
+from tournaments.models import CutDecision, Match, Seat, Tournament
 from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
 from tournaments.rules import playoff_name
 
@@ -76,34 +74,19 @@ def placings(t: Tournament) -> list[dict[str, Any]]:
     return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
 
 
-def latest_cut_entry(t: Tournament) -> AuditEntry | None:
-    """The newest top-cut audit entry: the cut's start, or a decision taken since."""
-    return (
-        AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT)
-        .order_by("-at", "-id")
-        .first()
-    )
-
-
 def cut_note(t: Tournament) -> dict[str, Any] | None:
     """What the public bracket says when the cut was kept or re-seeded after a correction
     to a Swiss result: {"decision": "keep" | "reseed", "round", "table" (None when not
     known), "at" (when the correction was made)}; None when the seeds stand as seeded.
 
-    Only the newest top-cut entry counts: a cut started again later replaces any decision.
+    Read from the tournament's row (Tournament.cut_decision): starting the cut again
+    clears any decision.
     """
-    entry = latest_cut_entry(t)
-    after = entry.after if entry is not None and isinstance(entry.after, dict) else {}
-    decision = after.get(CUT_DECISION)
-    if entry is None or decision not in ("keep", "reseed"):
+    if t.cut_decision not in (CutDecision.KEEP, CutDecision.RESEED):
         return None
-    correction = after.get("correction") or {}
-    at: datetime | None = None
-    if isinstance(correction.get("at"), str):
-        at = parse_datetime(correction["at"])
     return {
-        "decision": decision,
-        "round": correction.get("round"),
-        "table": correction.get("table"),
-        "at": at or entry.at,
+        "decision": t.cut_decision,
+        "round": t.cut_correction_round,
+        "table": t.cut_correction_table,
+        "at": t.cut_correction_at or t.cut_decided_at,
     }

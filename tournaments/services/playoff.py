@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from scoring.models import Standing
 from tournaments.domain import current_round, missing_results, played_bracket
 from tournaments.models import AuditAction, Round, Status, Tournament
 from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
+from tournaments.services.corrections import DECISION_FIELDS, forget_decision
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
 
@@ -46,7 +49,11 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
         )
         t.status = Status.TOP_CUT
         t.top_cut = size
-        t.save(update_fields=["status", "top_cut"])
+        # A Swiss result changed from now on is a correction (domain.cut_state); a
+        # decision about an earlier cut no longer applies.
+        t.cut_started_at = timezone.now()
+        forget_decision(t)
+        t.save(update_fields=["status", "top_cut", "cut_started_at", *DECISION_FIELDS])
         w.changed()
         w.audit(
             AuditAction.TOP_CUT,
