@@ -125,6 +125,19 @@ def test_a_plain_export_stays_the_interchange_document(finished: Tournament) -> 
         ({"cut": {"decision": "maybe"}}, "event.cut.decision"),
         ({"cut": {"decision": "keep", "changes": []}}, "event.cut.decided_at"),
         ({"cut": {"started_at": "monday"}}, "event.cut.started_at"),
+        (
+            {
+                "audit": [
+                    {
+                        "at": "2025-06-14T12:03:00+00:00",
+                        "action": "drop",
+                        "summary": "x",
+                        "players": [["p1"]],
+                    }
+                ]
+            },
+            "event.audit[0].players[0]",
+        ),
     ],
 )
 def test_a_damaged_backup_section_is_refused_naming_the_place(

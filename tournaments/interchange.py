@@ -268,6 +268,22 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
                 f"{place}.user", entry["user"], str, "a string"
             ):
                 c.text(f"{place}.user", entry["user"], maximum=150)
+            for key, maximum in (("round", 10_000), ("table", 1_000_000)):
+                if entry.get(key) is not None:
+                    c.count(f"{place}.{key}", entry[key], minimum=0, maximum=maximum)
+            players = entry.get("players", [])
+            if c.expect(f"{place}.players", players, list, "a list"):
+                for j, named in enumerate(players):
+                    ok = (
+                        isinstance(named, list)
+                        and len(named) == 2
+                        and (named[0] is None or isinstance(named[0], str))
+                        and isinstance(named[1], str)
+                        and len(named[0] or "") <= 100
+                        and len(named[1]) <= 200
+                    )
+                    if not ok:
+                        c.add(f"{place}.players[{j}]", "expected [player id or null, name]")
 
 
 def _check_cut(c: _Checker, cut: Any) -> None:
@@ -319,12 +335,19 @@ def instant(value: Any) -> Any:
 
 def backup_section(tournament: Tournament) -> dict[str, Any]:
     """The "event" section of a backup (see above)."""
-    from tournaments.models import AuditEntry
+    from tournaments.models import AuditEntry, AuditPlayer
 
     rounds = tournament.rounds.order_by("number")
     entries = (
         AuditEntry.objects.filter(tournament=tournament).select_related("user").order_by("at", "id")
     )
+    about: dict[int, list[list[str | None]]] = {}
+    for entry_id, ext, name in (
+        AuditPlayer.objects.filter(entry__tournament=tournament)
+        .order_by("id")
+        .values_list("entry_id", "external_id", "name")
+    ):
+        about.setdefault(entry_id, []).append([ext, name])
     return {
         "status": tournament.status,
         "phase": tournament.phase,
@@ -363,6 +386,9 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
                 "summary": e.summary,
                 "before": e.before,
                 "after": e.after,
+                "round": e.round,
+                "table": e.table,
+                "players": about.get(e.pk, []),
             }
             for e in entries[:AUDIT_KEEP]
         ],

@@ -301,7 +301,13 @@ class AuditAction(models.TextChoices):
 
 
 class AuditEntry(models.Model):
-    """Who changed what, when, with the values before and after. Written by services."""
+    """Who changed what, when, with the values before and after. Written by services.
+
+    Beside the summary, what the entry is about as fields the audit screen filters on:
+    the round and table (None when the entry is about no round or table) and the players
+    (AuditPlayer rows). A re-seed of the top cut is about two rounds: `round` is the
+    corrected one, `after["round"]` the playoff round it pairs again.
+    """
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
     at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -312,6 +318,8 @@ class AuditEntry(models.Model):
     summary = models.CharField(max_length=300)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    round = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-at", "-id"]
@@ -320,3 +328,18 @@ class AuditEntry(models.Model):
                 condition=Q(action__in=AuditAction.values), name="audit_action_known"
             ),
         ]
+        indexes = [models.Index(fields=["tournament", "round"], name="audit_round")]
+
+
+class AuditPlayer(models.Model):
+    """A player an audit entry is about, as the entry knew them: their interchange id
+    (None when an entry written before these rows named them only) and their name then
+    (a renamed player's entries keep the old name; a removed player's keep theirs)."""
+
+    entry = models.ForeignKey(AuditEntry, on_delete=models.CASCADE, related_name="players")
+    external_id = models.CharField(max_length=100, null=True, blank=True)
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["external_id"], name="audit_player_external_id")]

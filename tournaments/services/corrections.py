@@ -100,6 +100,19 @@ def correction_text(correction: dict[str, Any] | None) -> str:
     return f"round {correction['round']}" + (f" (table {table})" if table is not None else "")
 
 
+def _about(t: Tournament, state: dict[str, Any], seeds: list[str]) -> dict[str, Any]:
+    """What a decision's audit entry is about: the corrected round and table (as far as
+    known) and the players: the seeds and everyone the changes name."""
+    correction = state["correction"] or {}
+    exts = [*seeds, *(c["player"] for c in state["changes"])]
+    names = dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
+    return {
+        "round": correction.get("round"),
+        "table": correction.get("table"),
+        "players": [(ext, names.get(ext, ext)) for ext in exts],
+    }
+
+
 def _cause(state: dict[str, Any]) -> str:
     where = correction_text(state["correction"])
     return f"after a correction to {where}" if where else "after a correction"
@@ -151,28 +164,28 @@ def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any =
             + "; ".join(c["text"] for c in state["changes"]),
             before={"seeds": before_seeds},
             after={**_after(state, "reseed"), "round": number, "seeds": state["order"][:size]},
+            **_about(t, state, [*state["order"][:size], *before_seeds]),
         )
     return round_
 
 
 def keep_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = None) -> None:
     """Keep the cut as seeded despite the correction: remembered (stored and audited) so
-    the notice stays away until a further correction changes the seeds' picture again. Keeping what
-    is already kept writes nothing."""
+    the notice stays away until a further correction changes the seeds' picture again.
+    Keeping what is already kept writes nothing."""
     with writing(tournament, by=by) as w:
         t = w.tournament
         state = _checked_state(t, seen)
         if state["decided"]:
             return
         size = state["size"]
+        seeds = [state["seeds"][k] for k in sorted(state["seeds"])]
         _remember(t, state, CutDecision.KEEP)
         w.touched()  # the public bracket now says the seeds were kept
         w.audit(
             AuditAction.TOP_CUT,
             f"Kept the top {size} as seeded {_cause(state)}: "
             + "; ".join(c["text"] for c in state["changes"]),
-            after={
-                **_after(state, "keep"),
-                "seeds": [state["seeds"][k] for k in sorted(state["seeds"])],
-            },
+            after={**_after(state, "keep"), "seeds": seeds},
+            **_about(t, state, seeds),
         )

@@ -20,6 +20,7 @@ from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
     AuditEntry,
+    AuditPlayer,
     Entry,
     Match,
     MatchKind,
@@ -112,8 +113,17 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
             summary=e["summary"],
             before=e.get("before"),
             after=e.get("after"),
+            round=e.get("round"),
+            table=e.get("table"),
         )
         for e in entries
+    )
+    # What each entry is about. A backup written before these fields has none: its
+    # entries come back without them (the audit screen's filters do not find them).
+    AuditPlayer.objects.bulk_create(
+        AuditPlayer(entry=row, external_id=ext, name=name)
+        for row, e in zip(rows, entries, strict=True)
+        for ext, name in e.get("players", [])
     )
     # `at` is set on creation; the trail keeps its own times.
     for row, e in zip(rows, entries, strict=True):

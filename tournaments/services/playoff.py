@@ -59,6 +59,8 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
             AuditAction.TOP_CUT,
             f"Started the top {size}",
             after={"round": round_.number, "seeds": [s.player.external_id for s in ranked]},
+            round=round_.number,
+            players=[s.player for s in ranked],
         )
     return round_
 

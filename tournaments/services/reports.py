@@ -34,7 +34,6 @@ from django.db import OperationalError, connection, transaction
 from tournaments.domain import current_round, own_side, report_open, round_label, stamp
 from tournaments.models import (
     AuditAction,
-    AuditEntry,
     Match,
     MatchKind,
     Player,
@@ -58,6 +57,7 @@ from tournaments.services.writing import (
     ServiceError,
     Write,
     is_busy,
+    store_audit,
     writing,
 )
 
@@ -122,8 +122,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
             if w.tournament.status == Status.FINISHED:
                 raise ServiceError(EVENT_FINISHED)
             yield w
-            if w.entries:
-                AuditEntry.objects.bulk_create(w.entries)
+            store_audit(w)
     except OperationalError as exc:
         if is_busy(exc):
             raise ServiceError(BUSY) from exc
@@ -187,6 +186,16 @@ def _facts(match: Match, seats: list[Seat], report: Report, **extra: Any) -> dic
         "score": score_text([mine, theirs], report.draws),
         "state": report.state,
         **extra,
+    }
+
+
+def _about(match: Match, seats: list[Seat], report: Report, *also: Player) -> dict[str, Any]:
+    """What a report's audit entry is about: its round, table, reporter (and `also`)."""
+    reporter = seats[0] if seats[0].player_id == report.reporter_id else seats[1]
+    return {
+        "round": match.round.number,
+        "table": match.table,
+        "players": [reporter.player, *also],
     }
 
 
@@ -286,6 +295,7 @@ def _report(
             f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)}",
             before=before,
             after=_facts(found, seats, existing, event="report"),
+            **_about(found, seats, existing),
         )
         return existing
     if existing.reporter_id == player.pk:
@@ -302,6 +312,7 @@ def _report(
             f"(was {before['score']})",
             before=before,
             after=_facts(found, seats, existing, event="report", was=before["score"]),
+            **_about(found, seats, existing),
         )
         return existing
     # The opponent of the reporter: the same result confirms it, another disputes it.
@@ -356,6 +367,7 @@ def _answer(
         text,
         before=before,
         after=_facts(match, seats, report, **extra),
+        **_about(match, seats, report, player),
     )
 
 
@@ -414,6 +426,7 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
             f"{_where(found)}: {before['reporter']}'s report ({before['score']}) reset",
             before=before,
             after={**before, "event": "reset", "state": None},
+            **_about(found, seats, existing),
         )
 
 
@@ -436,6 +449,8 @@ def self_drop(*, player: Player) -> Player:
             AuditAction.DROP,
             f"{found.name} dropped after round {number} (own request)",
             after={"dropped_after_round": number, "by_player": True},
+            round=number or None,
+            players=[found],
         )
     player.dropped_after_round, player.dropped_by_player = number, True
     return found

@@ -96,6 +96,7 @@ def pair_next_round(
             AuditAction.PAIR,
             f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
             after={"round": round_.number, "matches": round_.matches.count()},
+            round=round_.number,
         )
     return round_
 
@@ -231,6 +232,7 @@ def undo_round(*, tournament: Tournament, by: Any = None) -> int:
             AuditAction.UNDO,
             f"Undid the pairing of round {number}",
             before={"round": number},
+            round=number,
         )
     return number
 
@@ -278,5 +280,6 @@ def cut_to_next_phase(
             AuditAction.CUT,
             f"Cut to phase {t.phase} ({rule}): {len(advancing)} players advance",
             after={"phase": t.phase, "players": [p.external_id for p in advancing]},
+            players=advancing,
         )
     return advancing
