@@ -4,6 +4,7 @@ services, filtered by round and by player, a page at a time."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,16 @@ from django.test import Client
 from scoring.models import Standing
 from tournaments import services
 from tournaments.interchange import export_document
-from tournaments.models import AuditAction, AuditEntry, Match, MatchKind, Player, Seat, Tournament
+from tournaments.models import (
+    AuditAction,
+    AuditEntry,
+    AuditPlayer,
+    Match,
+    MatchKind,
+    Player,
+    Seat,
+    Tournament,
+)
 from tournaments.pages import audit
 from tournaments.pages.audit import Context, Record, describe
 
@@ -495,13 +505,19 @@ def test_the_log_is_paged_newest_first(
 def test_a_page_of_a_long_log_costs_a_fixed_number_of_queries(
     oc: Client, swiss: Tournament, alice: User, django_assert_max_num_queries: Any
 ) -> None:
-    AuditEntry.objects.bulk_create(
+    rows = AuditEntry.objects.bulk_create(
         AuditEntry(tournament=swiss, user=alice, action=AuditAction.RESULT,
                    summary=f"Entered round {k % 9 + 1} table {k} (Ana Lopez vs Ben Ito): 2-0",
                    before={"reported": False, "kind": "played", "wins": None, "draws": None},
-                   after={"reported": True, "kind": "played", "wins": [2, 0], "draws": 0})
+                   after={"reported": True, "kind": "played", "wins": [2, 0], "draws": 0},
+                   round=k % 9 + 1, table=k)
         for k in range(1, 3000)
     )  # fmt: skip
+    # ... and the players each is about, as services.writing stores them.
+    pair = list(swiss.players.filter(name__in=["Ana Lopez", "Ben Ito"]))
+    AuditPlayer.objects.bulk_create(
+        AuditPlayer(entry=row, external_id=p.external_id, name=p.name) for row in rows for p in pair
+    )
     with django_assert_max_num_queries(16):
         response = oc.get(url(swiss, "?round=4&player=ana"))
     assert response.status_code == 200
@@ -532,3 +548,153 @@ def test_players_reports_are_found_by_round_and_by_either_player(
         assert f"{a.name} reported 2-1" in page, who.name
     other = client.get(f"/t/{t.slug}/manage/audit/?round=2").content.decode()
     assert "reported 2-1" not in other
+
+
+# --- What each entry is about, stored beside its summary --------------------------------------
+
+
+def about(entry: AuditEntry) -> tuple[int | None, int | None, list[tuple[str | None, str]]]:
+    players = entry.players.order_by("id").values_list("external_id", "name")
+    return entry.round, entry.table, list(players)
+
+
+def test_the_services_store_each_entrys_round_table_and_players(two_rounds: Tournament) -> None:
+    entries = AuditEntry.objects.filter(tournament=two_rounds).order_by("id")
+    corrected = entries.filter(action=AuditAction.RESULT).last()
+    match = played(two_rounds, 1)[0]
+    seated = [(s.player.external_id, s.player.name) for s in match.seats.order_by("position")]
+    assert corrected is not None and about(corrected) == (1, match.table, seated)
+    dev = Player.objects.get(tournament=two_rounds, name="Dev Rao")
+    drop = entries.get(action=AuditAction.DROP)
+    assert about(drop) == (1, None, [(dev.external_id, "Dev Rao")])
+    assert [about(e)[0] for e in entries.filter(action=AuditAction.PAIR)] == [1, 2]
+    assert [about(e)[0] for e in entries.filter(action=AuditAction.CLOCK)] == [1, 2]
+    registered = entries.get(action=AuditAction.REGISTER)
+    assert about(registered) == (
+        None,
+        None,
+        list(two_rounds.players.order_by("id").values_list("external_id", "name")),
+    )
+
+
+def test_the_round_filter_reads_the_round_each_entry_stored_not_its_summary(
+    swiss: Tournament,
+) -> None:
+    summary = "Entered round 3 table 1 (Ana Lopez vs Ben Ito): 2-0"
+    state = {"reported": True, "kind": "played", "wins": [2, 0], "draws": 0}
+    for number in (None, 3):
+        AuditEntry.objects.create(
+            tournament=swiss, action=AuditAction.RESULT, summary=summary,
+            before={**state, "reported": False}, after=state, round=number, table=1,
+        )  # fmt: skip
+    assert sentences(swiss, round=3) == [
+        "Table 1, round 3 (Ana Lopez vs Ben Ito): 2-0 entered at 14:03"
+    ]
+
+
+def test_the_player_filter_reads_the_players_each_entry_stored_not_its_summary(
+    swiss: Tournament,
+) -> None:
+    ana, ben = (Player.objects.get(tournament=swiss, name=n) for n in ("Ana Lopez", "Ben Ito"))
+    summary = "Entered round 1 table 1 (Ana Lopez vs Ben Ito): 2-0"
+    state = {"reported": True, "kind": "played", "wins": [2, 0], "draws": 0}
+    stored = AuditEntry.objects.create(
+        tournament=swiss, action=AuditAction.RESULT, summary=summary,
+        before={**state, "reported": False}, after=state, round=1, table=1,
+    )  # fmt: skip
+    AuditPlayer.objects.create(entry=stored, external_id=ana.external_id, name=ana.name)
+    found = "Table 1, round 1 (Ana Lopez vs Ben Ito): 2-0 entered at 14:03"
+    assert found in sentences(swiss, player=str(ana.pk))
+    # The summary names Ben, but the entry did not store him: the filter does not guess.
+    assert found not in sentences(swiss, player=str(ben.pk))
+
+
+def test_a_backup_carries_what_each_entry_is_about(two_rounds: Tournament, alice: User) -> None:
+    backup = json.loads(json.dumps(export_document(two_rounds, backup=True)))
+    restored = services.import_document(backup, owner=alice)
+
+    def abouts(t: Tournament) -> list[Any]:
+        entries = AuditEntry.objects.filter(tournament=t).exclude(action=AuditAction.IMPORT)
+        return [(e.summary, about(e)) for e in entries.order_by("at", "id")]
+
+    assert abouts(restored) == abouts(two_rounds)
+    dev = Player.objects.get(tournament=restored, name="Dev Rao")
+    assert sentences(restored, player=str(dev.pk)) == sentences(
+        two_rounds, player=str(Player.objects.get(tournament=two_rounds, name="Dev Rao").pk)
+    )
+
+
+@pytest.fixture
+def migrate() -> Iterator[Callable[[str], Any]]:
+    """Migrate the tournaments app to a migration; the database goes back to the latest
+    migrations afterwards, whatever happened."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    def to(name: str) -> Any:
+        target = [("tournaments", name)]
+        executor = MigrationExecutor(connection)
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    yield to
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_older_entries_so_that_the_filters_answer_as_before(
+    two_rounds: Tournament, alice: User, migrate: Callable[[str], Any]
+) -> None:
+    t = two_rounds
+    dev = Player.objects.get(tournament=t, name="Dev Rao")
+    services.rename_player(player=dev, name="Dev Rai", by=alice)
+    services.register_players(tournament=t, names=["Zed Twice"], by=alice)
+    services.remove_player(player=Player.objects.get(tournament=t, name="Zed Twice"), by=alice)
+    queries: list[dict[str, Any]] = [{"round": 1}, {"round": 2}]
+    queries += [{"player": str(pk)} for pk in t.players.values_list("pk", flat=True)]
+    queries += [{"player": text} for text in ("cleo", "twice", "rao", "ana")]
+    as_written = [sentences(t, **q) for q in queries]
+    assert all(as_written[:2]) and all(as_written[2:])
+    # The entries as they were before 0007: a summary and JSON, nothing stored beside.
+    AuditPlayer.objects.all().delete()
+    AuditEntry.objects.update(round=None, table=None)
+    assert sentences(t, round=1) == []
+    migrate("0007_audit_facts")
+    migrate("0008_fill_audit_facts")
+    assert [sentences(t, **q) for q in queries] == as_written
+    drop = AuditEntry.objects.get(tournament=t, action=AuditAction.DROP)
+    assert about(drop) == (1, None, [(None, "Dev Rao")])
+
+
+def test_an_older_entry_is_read_for_its_round_table_and_players() -> None:
+    ctx = Context(names={"p1": "Ana Lopez", "p2": "Ben Ito", "p3": "Cleo Park"})
+    kept = Record(
+        AuditAction.TOP_CUT,
+        "Kept the top 2 as seeded after a correction to round 4 (table 2): Cleo Park ...",
+        after={
+            "cut_decision": "keep",
+            "correction": {"round": 4, "table": 2},
+            "seeds": ["p1", "p2"],
+        },
+    )
+    assert audit.entry_facts(kept, ctx) == (4, 2, [("p1", "Ana Lopez"), ("p2", "Ben Ito")])
+    started = Record(AuditAction.TOP_CUT, "Started the top 2", after={"round": 5, "seeds": ["p1"]})
+    assert audit.entry_facts(started, ctx) == (5, None, [("p1", "Ana Lopez")])
+    state = {"reported": True, "kind": "played", "wins": [2, 1], "draws": 0}
+    result = Record(
+        AuditAction.RESULT, "Corrected round 3 table 7 (Ana Lopez vs Ben Ito): 2-1", state, state
+    )
+    assert audit.entry_facts(result, ctx) == (3, 7, [(None, "Ana Lopez"), (None, "Ben Ito")])
+    game = Record(
+        AuditAction.GAME,
+        "Round 2 table 1: places and scores entered",
+        {"reported": False, "places": {}},
+        {"reported": True, "places": {"p1": 1, "p2": 2}, "absent": ["p3"]},
+    )
+    assert audit.entry_facts(game, ctx) == (
+        2, 1, [("p1", "Ana Lopez"), ("p2", "Ben Ito"), ("p3", "Cleo Park")],
+    )  # fmt: skip
+    no_shows = Record(AuditAction.DROP, "Dropped 1 no-show(s): Cleo Park",
+                      after={"players": ["p3"], "dropped_after_round": 0})  # fmt: skip
+    assert audit.entry_facts(no_shows, ctx) == (None, None, [("p3", "Cleo Park")])

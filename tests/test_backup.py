@@ -117,6 +117,22 @@ def test_a_plain_export_stays_the_interchange_document(finished: Tournament) -> 
         ({"clocks": [{"round": 99, "ends_at": None}]}, "event.clocks[0].round"),
         ({"audit": [{"at": "yesterday", "action": "result", "summary": "x"}]}, "event.audit[0].at"),
         ({"made_phase": {"nobody": 2}}, "event.made_phase.nobody"),
+        ({"cut": {"decision": "maybe"}}, "event.cut.decision"),
+        ({"cut": {"decision": "keep", "changes": []}}, "event.cut.decided_at"),
+        ({"cut": {"started_at": "monday"}}, "event.cut.started_at"),
+        (
+            {
+                "audit": [
+                    {
+                        "at": "2025-06-14T12:03:00+00:00",
+                        "action": "drop",
+                        "summary": "x",
+                        "players": [["p1"]],
+                    }
+                ]
+            },
+            "event.audit[0].players[0]",
+        ),
     ],
 )
 def test_a_damaged_backup_section_is_refused_naming_the_place(

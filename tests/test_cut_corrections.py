@@ -4,6 +4,7 @@ keeps the cut, the choice is audited and remembered, and the public bracket says
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,9 +15,10 @@ from django.test import Client
 from tournaments import services
 from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
 from tournaments.pages import public
-from tournaments.pages.bracket import CUT_DECISION, cut_note
+from tournaments.pages.bracket import cut_note
 from tournaments.pages.corrections import cut_check, cut_state
 from tournaments.services import ServiceError
+from tournaments.services.corrections import CUT_DECISION
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -393,3 +395,160 @@ def test_the_public_bracket_page_says_the_cut_was_kept_after_a_correction(
     services.keep_top_cut(tournament=t, seen=state["seen"], by=owner)
     page = client.get(f"/t/{t.slug}/bracket/").content.decode()
     assert "after a correction" in page
+
+
+# --- The decision is stored on the tournament ---------------------------------------------------
+
+
+def test_a_kept_decision_survives_without_its_audit_entry(cut: Tournament) -> None:
+    t = correct(cut)
+    fingerprint = cut_state(t)["fingerprint"]  # type: ignore[index]
+    services.keep_top_cut(tournament=t)
+    AuditEntry.objects.filter(tournament=t).delete()
+    t = fresh(t)
+    assert (t.cut_decision, t.cut_decision_changes) == ("keep", fingerprint)
+    assert (t.cut_correction_round, t.cut_correction_table) == (4, 2)
+    assert cut_check(t) is None and cut_state(t)["decided"]  # type: ignore[index]
+    note = cut_note(t)
+    assert note is not None and (note["decision"], note["round"], note["table"]) == ("keep", 4, 2)
+    assert "Seeds kept as of the cut after a correction to round 4 (table 2)" in (
+        public_bracket_html(t)
+    )
+
+
+def test_a_reseed_decision_survives_without_its_audit_entry(cut: Tournament) -> None:
+    t = correct(cut)
+    services.reseed_top_cut(tournament=t)
+    AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT).delete()
+    note = cut_note(fresh(t))
+    assert note is not None and (note["decision"], note["round"], note["table"]) == ("reseed", 4, 2)
+
+
+def test_an_audit_entry_alone_decides_nothing(cut: Tournament) -> None:
+    t = correct(cut)
+    state = cut_state(t)
+    assert state is not None
+    AuditEntry.objects.create(
+        tournament=t,
+        action=AuditAction.TOP_CUT,
+        summary="Kept the top 8 as seeded after a correction",
+        after={CUT_DECISION: "keep", "changes": state["fingerprint"]},
+    )
+    assert cut_check(fresh(t)) is not None and cut_note(fresh(t)) is None
+
+
+def test_starting_the_cut_again_clears_the_decision(cut: Tournament) -> None:
+    t = correct(cut)
+    services.keep_top_cut(tournament=t)
+    assert fresh(t).cut_decision == "keep"
+    services.undo_round(tournament=fresh(t))
+    services.start_top_cut(tournament=fresh(t), size=8)
+    t = fresh(t)
+    assert t.cut_decision == "" and t.cut_decided_at is None and cut_note(t) is None
+
+
+def test_the_database_refuses_a_decision_without_its_time_and_changes(cut: Tournament) -> None:
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Tournament.objects.filter(pk=cut.pk).update(cut_decision="keep")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Tournament.objects.filter(pk=cut.pk).update(cut_decision="maybe")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Tournament.objects.filter(pk=cut.pk).update(cut_correction_round=4)
+
+
+def test_a_backup_carries_the_decision(cut: Tournament, owner: User) -> None:
+    from tournaments.interchange import export_document
+
+    t = correct(cut)
+    services.keep_top_cut(tournament=t)
+    doc = export_document(fresh(t), backup=True)
+    assert doc["event"]["cut"]["decision"] == "keep"
+    doc["event"]["audit"] = []  # the decision does not come back from the log
+    restored = services.import_document(doc, owner=owner)
+    fields = ["cut_started_at", "cut_decision", "cut_decided_at", "cut_decision_changes"]
+    fields += ["cut_correction_round", "cut_correction_table", "cut_correction_at"]
+    assert [getattr(restored, f) for f in fields] == [getattr(fresh(t), f) for f in fields]
+    note = cut_note(restored)
+    assert cut_check(restored) is None and note is not None and note["decision"] == "keep"
+
+
+def test_a_backup_from_before_the_columns_restores_the_decision_from_its_audit_trail(
+    cut: Tournament, owner: User
+) -> None:
+    from tournaments.interchange import export_document
+
+    t = correct(cut)
+    services.keep_top_cut(tournament=t)
+    doc = export_document(fresh(t), backup=True)
+    del doc["event"]["cut"]
+    restored = services.import_document(doc, owner=owner)
+    assert restored.cut_decision == "keep"
+    assert restored.cut_decision_changes == fresh(t).cut_decision_changes
+    assert restored.cut_started_at is not None
+    assert cut_check(restored) is None and cut_note(restored)["round"] == 4  # type: ignore[index]
+
+
+@pytest.fixture
+def migrate() -> Iterator[Callable[[str], Any]]:
+    """Migrate the tournaments app to a migration (its models' state then is returned);
+    the database goes back to the latest migrations afterwards, whatever happened."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    def to(name: str) -> Any:
+        target = [("tournaments", name)]
+        executor = MigrationExecutor(connection)
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    yield to
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_decision_from_the_audit_entries(
+    migrate: Callable[[str], Any],
+) -> None:
+    apps = migrate("0005_cut_decision")
+    old_tournament = apps.get_model("tournaments", "Tournament")
+    old_entry = apps.get_model("tournaments", "AuditEntry")
+
+    def event(slug: str, *afters: dict[str, Any]) -> int:
+        t = old_tournament.objects.create(name=slug, slug=slug, seed=1, status="top_cut")
+        for after in afters:
+            old_entry.objects.create(tournament=t, action="top_cut", summary="-", after=after)
+        return int(t.pk)
+
+    start = {"round": 5, "seeds": ["p1", "p2"]}
+    changes = [["p12", 4, 9, None], ["p15", None, 4, 4]]
+    correction = {"round": 4, "table": 2, "at": "2026-05-01T12:30:00+00:00"}
+    kept = event(
+        "kept", start, {"cut_decision": "keep", "changes": changes, "correction": correction}
+    )
+    reseeded = event("reseeded", start, {"cut_decision": "reseed", "changes": changes})
+    restarted = event("restarted", start, {"cut_decision": "keep", "changes": changes}, start)
+    none = event("none")
+
+    migrate("0006_fill_cut_decision")
+
+    def times(t: Tournament) -> list[Any]:  # the audit's times (no later column read)
+        return list(AuditEntry.objects.filter(tournament=t).order_by("id").values_list("at"))
+
+    t = Tournament.objects.get(pk=kept)
+    (started,), (decided,) = times(t)
+    assert (t.cut_decision, t.cut_decision_changes) == ("keep", changes)
+    assert t.cut_decided_at == decided and t.cut_started_at == started
+    assert (t.cut_correction_round, t.cut_correction_table) == (4, 2)
+    assert t.cut_correction_at is not None and t.cut_correction_at.isoformat() == correction["at"]
+    t = Tournament.objects.get(pk=reseeded)
+    assert t.cut_decision == "reseed" and t.cut_correction_round is None
+    note = cut_note(t)
+    assert note is not None and note["at"] == t.cut_decided_at
+    t = Tournament.objects.get(pk=restarted)
+    assert t.cut_decision == "" and t.cut_decision_changes is None
+    assert (t.cut_started_at,) == times(t)[-1]
+    t = Tournament.objects.get(pk=none)
+    assert t.cut_decision == "" and t.cut_started_at is None

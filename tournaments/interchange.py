@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from scoring.engine.records import SYSTEMS
-from tournaments.models import AuditAction, Entry, Match, MatchKind, Seat, Tournament
+from tournaments.models import AuditAction, CutDecision, Entry, Match, MatchKind, Seat, Tournament
 from tournaments.rules import MAX_GAMES, check_two_player_result
 
 FORMAT = "swiss-tournament/1"
@@ -202,6 +202,9 @@ def validate_document(doc: Any) -> None:
 # interchange document leaves out, so that a restore gives back the same event: its
 # status, phase, plan and cut, each round's clock, the staff and the audit trail. The
 # plain document (results only) stays as shared/spec/interchange.md describes it.
+# "cut": when the top cut started and the organizer's decision after a correction
+# (Tournament.cut_*); a backup written before the decision had columns carries it in
+# its audit trail only (services.imports reads it from there).
 
 STATUSES = ("registration", "running", "top_cut", "finished")
 AUDIT_ACTIONS = frozenset(AuditAction.values)
@@ -242,6 +245,8 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
             paused = clock.get("paused_seconds")
             if paused is not None and (not _is_number(paused) or not -36_000 <= paused <= 36_000):
                 c.add(f"{place}.paused_seconds", "expected seconds between -36000 and 36000")
+    if "cut" in event:
+        _check_cut(c, event["cut"])
     staff = event.get("staff", [])
     if c.expect("event.staff", staff, list, "a list"):
         for k, name in enumerate(staff):
@@ -263,6 +268,57 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
                 f"{place}.user", entry["user"], str, "a string"
             ):
                 c.text(f"{place}.user", entry["user"], maximum=150)
+            for key, maximum in (("round", 10_000), ("table", 1_000_000)):
+                if entry.get(key) is not None:
+                    c.count(f"{place}.{key}", entry[key], minimum=0, maximum=maximum)
+            players = entry.get("players", [])
+            if c.expect(f"{place}.players", players, list, "a list"):
+                for j, named in enumerate(players):
+                    ok = (
+                        isinstance(named, list)
+                        and len(named) == 2
+                        and (named[0] is None or isinstance(named[0], str))
+                        and isinstance(named[1], str)
+                        and len(named[0] or "") <= 100
+                        and len(named[1]) <= 200
+                    )
+                    if not ok:
+                        c.add(f"{place}.players[{j}]", "expected [player id or null, name]")
+
+
+def _check_cut(c: _Checker, cut: Any) -> None:
+    if not c.expect("event.cut", cut, dict, "an object"):
+        return
+    for key in ("started_at", "decided_at"):
+        if cut.get(key) is not None and instant(cut[key]) is None:
+            c.add(f"event.cut.{key}", "expected an ISO 8601 date and time with a zone")
+    decision = cut.get("decision", "")
+    if decision not in CutDecision.values:
+        c.add("event.cut.decision", f"must be keep, reseed or empty, got {decision!r}")
+        return
+    if not decision:
+        return
+    if cut.get("decided_at") is None:
+        c.add("event.cut.decided_at", "a decision needs its time")
+    changes = cut.get("changes")
+    if c.expect("event.cut.changes", changes, list, "a list"):
+        for k, change in enumerate(changes):
+            ok = (
+                isinstance(change, list)
+                and len(change) == 4
+                and isinstance(change[0], str)
+                and all(v is None or _is_int(v) for v in change[1:])
+            )
+            if not ok:
+                c.add(f"event.cut.changes[{k}]", "expected [player id, seed, place, new seed]")
+    correction = cut.get("correction")
+    if correction is None or not c.expect("event.cut.correction", correction, dict, "an object"):
+        return
+    for key, maximum in (("round", 10_000), ("table", 1_000_000)):
+        if correction.get(key) is not None:
+            c.count(f"event.cut.correction.{key}", correction[key], minimum=1, maximum=maximum)
+    if correction.get("at") is not None and instant(correction["at"]) is None:
+        c.add("event.cut.correction.at", "expected an ISO 8601 date and time with a zone")
 
 
 def instant(value: Any) -> Any:
@@ -279,12 +335,19 @@ def instant(value: Any) -> Any:
 
 def backup_section(tournament: Tournament) -> dict[str, Any]:
     """The "event" section of a backup (see above)."""
-    from tournaments.models import AuditEntry
+    from tournaments.models import AuditEntry, AuditPlayer
 
     rounds = tournament.rounds.order_by("number")
     entries = (
         AuditEntry.objects.filter(tournament=tournament).select_related("user").order_by("at", "id")
     )
+    about: dict[int, list[list[str | None]]] = {}
+    for entry_id, ext, name in (
+        AuditPlayer.objects.filter(entry__tournament=tournament)
+        .order_by("id")
+        .values_list("entry_id", "external_id", "name")
+    ):
+        about.setdefault(entry_id, []).append([ext, name])
     return {
         "status": tournament.status,
         "phase": tournament.phase,
@@ -310,6 +373,7 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
             for r in rounds
             if r.clock_ends_at is not None or r.clock_paused_remaining is not None
         ],
+        **_cut(tournament),
         "staff": sorted(tournament.staff.values_list("username", flat=True)),
         # issue 14: the entries that are not plainly accepted, and how to reach players
         # (the owner's own data; never the private links).
@@ -322,10 +386,33 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
                 "summary": e.summary,
                 "before": e.before,
                 "after": e.after,
+                "round": e.round,
+                "table": e.table,
+                "players": about.get(e.pk, []),
             }
             for e in entries[:AUDIT_KEEP]
         ],
     }
+
+
+def _cut(t: Tournament) -> dict[str, Any]:
+    """The top cut's start and decision (see above), when there is either."""
+    if t.cut_started_at is None and not t.cut_decision:
+        return {}
+
+    def iso(moment: Any) -> str | None:
+        return moment.isoformat() if moment is not None else None
+
+    cut: dict[str, Any] = {"started_at": iso(t.cut_started_at), "decision": t.cut_decision}
+    if t.cut_decision:
+        cut["decided_at"] = iso(t.cut_decided_at)
+        cut["changes"] = t.cut_decision_changes
+        cut["correction"] = {
+            "round": t.cut_correction_round,
+            "table": t.cut_correction_table,
+            "at": iso(t.cut_correction_at),
+        }
+    return {"cut": cut}
 
 
 def _entries_and_contacts(tournament: Tournament) -> dict[str, Any]:

@@ -23,6 +23,15 @@ class Status(models.TextChoices):
     FINISHED = "finished", "Finished"
 
 
+class CutDecision(models.TextChoices):
+    """The organizer's answer when a correction to a Swiss result changed the top cut's
+    seeds (services.corrections): none yet, keep the cut as seeded, or re-seed it."""
+
+    NONE = "", "None"
+    KEEP = "keep", "Kept as seeded"
+    RESEED = "reseed", "Re-seeded"
+
+
 class Tournament(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=220, unique=True)
@@ -55,6 +64,20 @@ class Tournament(models.Model):
     # Check-in used: round 1 pairs only the players who checked in.
     check_in = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The top cut (services.playoff, services.corrections). When it was started: a Swiss
+    # result changed since then is a correction (domain.cut_state). The organizer's
+    # decision after a correction changed the seeds, with the seed changes it answered
+    # (domain.cut_state's fingerprint) and the correction it followed (round, table and
+    # when, as far as known). Starting the cut again clears the decision.
+    cut_started_at = models.DateTimeField(null=True, blank=True)
+    cut_decision = models.CharField(
+        max_length=6, choices=CutDecision.choices, blank=True, default=CutDecision.NONE
+    )
+    cut_decided_at = models.DateTimeField(null=True, blank=True)
+    cut_decision_changes = models.JSONField(null=True, blank=True)
+    cut_correction_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    cut_correction_table = models.PositiveIntegerField(null=True, blank=True)
+    cut_correction_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -63,6 +86,24 @@ class Tournament(models.Model):
             models.CheckConstraint(condition=Q(top_cut__in=[0, 2, 4, 8]), name="top_cut_size"),
             models.CheckConstraint(
                 condition=Q(system__in=System.values), name="tournament_system_known"
+            ),
+            # No decision and nothing about one, or a known decision with its time and
+            # the seed changes it answered.
+            models.CheckConstraint(
+                condition=Q(
+                    cut_decision=CutDecision.NONE,
+                    cut_decided_at__isnull=True,
+                    cut_decision_changes__isnull=True,
+                    cut_correction_round__isnull=True,
+                    cut_correction_table__isnull=True,
+                    cut_correction_at__isnull=True,
+                )
+                | Q(
+                    cut_decision__in=[CutDecision.KEEP, CutDecision.RESEED],
+                    cut_decided_at__isnull=False,
+                    cut_decision_changes__isnull=False,
+                ),
+                name="tournament_cut_decision_whole",
             ),
         ]
 
@@ -163,7 +204,7 @@ class Match(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(draws__gte=0), name="draws_not_negative"),
         ]
-        # "Is this round started / still open?" (pages.common.current_round, the player
+        # "Is this round started / still open?" (domain.current_round, the player
         # page's rounds): an index lookup per round instead of a scan of its matches.
         indexes = [models.Index(fields=["round", "reported"], name="match_round_reported")]
 
@@ -260,7 +301,13 @@ class AuditAction(models.TextChoices):
 
 
 class AuditEntry(models.Model):
-    """Who changed what, when, with the values before and after. Written by services."""
+    """Who changed what, when, with the values before and after. Written by services.
+
+    Beside the summary, what the entry is about as fields the audit screen filters on:
+    the round and table (None when the entry is about no round or table) and the players
+    (AuditPlayer rows). A re-seed of the top cut is about two rounds: `round` is the
+    corrected one, `after["round"]` the playoff round it pairs again.
+    """
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
     at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -271,6 +318,8 @@ class AuditEntry(models.Model):
     summary = models.CharField(max_length=300)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    round = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-at", "-id"]
@@ -279,3 +328,18 @@ class AuditEntry(models.Model):
                 condition=Q(action__in=AuditAction.values), name="audit_action_known"
             ),
         ]
+        indexes = [models.Index(fields=["tournament", "round"], name="audit_round")]
+
+
+class AuditPlayer(models.Model):
+    """A player an audit entry is about, as the entry knew them: their interchange id
+    (None when an entry written before these rows named them only) and their name then
+    (a renamed player's entries keep the old name; a removed player's keep theirs)."""
+
+    entry = models.ForeignKey(AuditEntry, on_delete=models.CASCADE, related_name="players")
+    external_id = models.CharField(max_length=100, null=True, blank=True)
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["external_id"], name="audit_player_external_id")]

@@ -8,18 +8,10 @@ Two halves:
 - `audit_log(tournament, ...)`: the screen's read model: filter by round and by player,
   a page of entries newest first, and the little the sentences need (names, round names).
 
-Where the round and the player live in what services store:
-- a result's round, table and players, a league table's round and table, a clock's round
-  and a drop's player are only in the summary, in wording the services fix; the round
-  filter matches that wording's start in the database (`Entered round 4 table `), the
-  player filter the names inside it (`(Ana Lopez vs `);
-- pairing, undo, top cut and drop/re-admit carry the round in their JSON (`after.round`,
-  `before.round`, `dropped_after_round`), matched as JSON keys in the database;
-- a league table's players are the keys of `places` (external ids), matched as JSON keys;
-- registrations, renames, drops, re-admissions, removals, cuts and top cuts are few per
-  event: the player filter reads those in Python (at most WINDOW of them, newest first),
-  because names inside a JSON list are not portably searchable (SQLite has no JSON
-  `contains`, and escapes non-ASCII names in stored JSON text).
+The filters read what each entry is about as the services stored it beside the summary
+(services.writing, Write.audit): AuditEntry.round and the entry's AuditPlayer rows (a
+player's interchange id and their name then). Entries written before those fields were
+filled from their summaries and JSON by migration 0008, through `entry_facts` below.
 """
 
 from __future__ import annotations
@@ -40,7 +32,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Min, Q
 from django.urls import reverse
 
-from tournaments.models import AuditAction, AuditEntry, Tournament
+from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Tournament
 from tournaments.parsing import ascii_int
 from tournaments.rules import playoff_name, score_text
 
@@ -48,8 +40,8 @@ PAGE_SIZE = 200  # a screenful to scan or search in the browser, small enough to
 # A name fragment that fits more players than this is too vague to filter by usefully (and
 # each player adds a few LIKE terms to the query): the organizer is asked for more letters.
 MAX_PLAYERS_PER_FILTER = 30
-# The few-per-event actions the player filter checks in Python, newest first, at most this
-# many (an event registers, renames and drops each player a handful of times at most).
+# Renames the player filter reads to know a player's former names, newest first, at most
+# this many (an event renames each player a handful of times at most).
 WINDOW = 10_000
 NAMES_LISTED = 10  # a pasted list of 500 registrations names the first ten
 
@@ -531,6 +523,67 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
 }
 
 
+# --- What an entry is about, read from an entry written before it was stored ------------
+
+Named = tuple[str | None, str]  # (interchange id, or None when only named; name)
+
+
+def _whole(value: Any, maximum: int) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= maximum
+    return value if ok else None
+
+
+def entry_facts(r: Record, ctx: Context) -> tuple[int | None, int | None, list[Named]]:
+    """(round, table, players) of an entry that stored only its summary and JSON: what
+    the services now pass to Write.audit, read with the parsers above (migration 0008
+    fills the older entries with it). `ctx.names` names the players that the JSON holds
+    by id only."""
+    after = r.after if isinstance(r.after, dict) else {}
+    before = r.before if isinstance(r.before, dict) else {}
+    number: Any = None
+    table: Any = None
+    named: list[Named] = []
+    if r.action in (AuditAction.RESULT, AuditAction.GAME):
+        pattern = RESULT_SUMMARY if r.action == AuditAction.RESULT else GAME_SUMMARY
+        if found := pattern.match(r.summary or ""):
+            number, table = int(found.group(1)), int(found.group(2))
+            names = found.group(3) if r.action == AuditAction.RESULT else None
+            one, sep, two = (names or "").partition(" vs ")
+            named += [(None, one), (None, two)] if sep else []
+        for state in (before, after):
+            for ext in [*(state.get("places") or {}), *(state.get("absent") or [])]:
+                named.append((str(ext), ctx.names.get(str(ext), str(ext))))
+    elif r.action == AuditAction.CLOCK:
+        if found := CLOCK_SUMMARY.match(r.summary or ""):
+            number = int(found.group(1))
+    elif r.action == AuditAction.TOP_CUT:
+        # A decision after a correction (its `after` has "correction", maybe None) is
+        # about the corrected round and table; starting the cut, about its round.
+        if "correction" in after:
+            correction = after["correction"] if isinstance(after["correction"], dict) else {}
+            number, table = correction.get("round"), correction.get("table")
+        else:
+            number = after.get("round")
+    elif r.action in (AuditAction.PAIR, AuditAction.REPORT):
+        number, table = after.get("round"), after.get("table")
+    elif r.action == AuditAction.UNDO:
+        number = before.get("round")
+    elif r.action == AuditAction.DROP:
+        number = after.get("dropped_after_round")
+    elif r.action == AuditAction.READMIT:
+        number = before.get("dropped_after_round")
+    if r.action not in (AuditAction.RESULT, AuditAction.GAME):
+        named += [(m.ext, m.name) for m in describe(r, ctx).mentions]
+    if r.action == AuditAction.REGISTER and after.get("player") is not None:
+        # services.registration.register_self: "<name> registered", after {"player"}
+        named.append((str(after["player"]), _without_by(r.summary).split(" registered")[0]))
+    unique: list[Named] = []
+    for ext, name in named:
+        if name and (ext, name) not in unique:
+            unique.append((ext, name[:200]))
+    return _whole(number, 32_767), _whole(table, 2**31 - 1), unique
+
+
 # --- The screen: filters and a page of sentences -----------------------------------------
 
 
@@ -552,30 +605,9 @@ class Person:
 
 
 def round_filter(number: int) -> Q:
-    """Entries about round `number`, matched in the database (see the module's docstring)."""
-    return (
-        Q(action=AuditAction.RESULT, summary__startswith=f"Entered round {number} table ")
-        | Q(action=AuditAction.RESULT, summary__startswith=f"Corrected round {number} table ")
-        | Q(action=AuditAction.GAME, summary__startswith=f"Round {number} table ")
-        | Q(action=AuditAction.CLOCK, summary__startswith=f"Round {number}: ")
-        | Q(action__in=[AuditAction.PAIR, AuditAction.TOP_CUT], after__round=number)
-        | Q(action=AuditAction.TOP_CUT, after__correction__round=number)
-        | Q(action=AuditAction.UNDO, before__round=number)
-        | Q(action=AuditAction.DROP, after__dropped_after_round=number)
-        | Q(action=AuditAction.READMIT, before__dropped_after_round=number)
-        | Q(action=AuditAction.REPORT, after__round=number)
-    )
-
-
-FEW_PER_EVENT = (
-    AuditAction.REGISTER,
-    AuditAction.RENAME,
-    AuditAction.DROP,
-    AuditAction.READMIT,
-    AuditAction.REMOVE,
-    AuditAction.CUT,
-    AuditAction.TOP_CUT,
-)
+    """Entries about round `number`: the round they stored, and a top-cut re-seed by the
+    playoff round it paired again (its `round` is the corrected one: see AuditEntry)."""
+    return Q(round=number) | Q(action=AuditAction.TOP_CUT, after__round=number)
 
 
 def _records(rows: Iterable[AuditEntry]) -> list[tuple[int, Record]]:
@@ -626,41 +658,19 @@ def _people(t: Tournament, text: str) -> tuple[list[Person], bool]:
     return people, fragment
 
 
-def _mentions_someone(sentence: Sentence, people: Sequence[Person], fragment: str | None) -> bool:
-    names = {n for p in people for n in p.names}
-    exts = {p.ext for p in people}
-    folded = fragment.casefold() if fragment else None
-    for m in sentence.mentions:
-        if m.ext in exts or (m.ext is None and m.name in names):
-            return True
-        # A fragment also finds people no longer in the event (removed, or renamed away).
-        if folded and m.ext is None and folded in m.name.casefold():
-            return True
-    return False
-
-
 def player_filter(t: Tournament, text: str) -> tuple[Q, list[Person]]:
-    """Entries naming the player(s) `text` means: results and league tables by the names
-    inside the summary and the JSON keys (database), the rest by reading them (Python)."""
+    """Entries about the player(s) `text` means, by the players each entry stored: by
+    their interchange id, or (an older entry that knew only a name) by any name they have
+    had here. A fragment of a name also finds people no longer in the event (removed, or
+    renamed away) by the names the entries stored."""
     people, fragment = _people(t, text)
-    q = Q(pk__in=[])
-    for person in people:
-        for name in person.names:
-            q |= Q(action=AuditAction.RESULT, summary__contains=f"({name} vs ")
-            q |= Q(action=AuditAction.RESULT, summary__contains=f" vs {name}): ")
-        for side in ("before", "after"):
-            q |= Q(action=AuditAction.GAME, **{f"{side}__places__has_key": person.ext})
-        q |= Q(action=AuditAction.GAME, after__absent__icontains=f'"{person.ext}"')
-        # Players' reports name the reporter and whoever confirmed or disputed.
-        q |= Q(action=AuditAction.REPORT, after__reporter_id=person.ext)
-        q |= Q(action=AuditAction.REPORT, after__by_id=person.ext)
-    few = t.audit.filter(action__in=FEW_PER_EVENT).order_by("-at", "-id")
-    found = [
-        pk
-        for pk, *stored in few.values_list("pk", "action", "summary", "before", "after")[:WINDOW]
-        if _mentions_someone(describe(Record(*stored)), people, text if fragment else None)
-    ]
-    return q | Q(pk__in=found), people
+    exts = {p.ext for p in people}
+    names = {n for p in people for n in p.names}
+    who = Q(external_id__in=exts) | Q(external_id__isnull=True, name__in=names)
+    if fragment:
+        who |= Q(name__icontains=text)
+    about = AuditPlayer.objects.filter(who, entry__tournament=t).values("entry_id")
+    return Q(pk__in=about), people
 
 
 def _playoff_names(t: Tournament) -> dict[int, str]:

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch
-from django.utils.dateparse import parse_datetime
 
-from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
-from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, bracket_of, final_placings
+from tournaments.domain import played_bracket
+from tournaments.models import CutDecision, Match, Seat, Tournament
+from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
 from tournaments.rules import playoff_name
-
-# The key in a top-cut audit entry's `after` that marks the organizer's decision after a
-# correction ("keep" or "reseed"); services.corrections writes it, the pages read it back.
-# Plain top-cut entries (starting the cut) carry no such key.
-CUT_DECISION = "cut_decision"
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -70,39 +64,6 @@ def named_rounds(rounds: list[list[dict[str, Any]]]) -> list[tuple[str, list[dic
     return [(playoff_name(len(r)), r) for r in rounds]
 
 
-def played_bracket(t: Tournament) -> tuple[tuple[BracketMatch, ...], ...]:
-    """The playoff rounds as the pure bracket sees them (winners where decided)."""
-    rounds: dict[int, dict[int, list[tuple[int, str, int | None, bool]]]] = {}
-    for number, match_id, reported, position, ext, games in (
-        Seat.objects.filter(round__tournament=t, round__playoff=True)
-        .order_by("round__number", "match__table", "match_id", "position")
-        .values_list(
-            "round__number", "match_id", "match__reported", "position",
-            "player__external_id", "games_won",
-        )
-    ):  # fmt: skip
-        rounds.setdefault(number, {}).setdefault(match_id, []).append(
-            (position, ext, games, reported)
-        )
-    played = []
-    for matches in rounds.values():
-        played.append([_bracket_entry(seats) for seats in matches.values()])
-    if not played:
-        return ()
-    # The first round's size says the cut's size (an imported event may not carry it).
-    return bracket_of(2 * len(played[0]), played)
-
-
-def _bracket_entry(
-    seats: list[tuple[int, str, int | None, bool]],
-) -> tuple[str, str, str | None]:
-    (_, high, high_games, reported), (_, low, low_games, _) = seats
-    winner = None
-    if reported and (high_games or 0) != (low_games or 0):
-        winner = high if (high_games or 0) > (low_games or 0) else low
-    return high, low, winner
-
-
 def placings(t: Tournament) -> list[dict[str, Any]]:
     """The top cut's final placings once its final is decided (champion first), else []."""
     bracket = played_bracket(t)
@@ -113,34 +74,19 @@ def placings(t: Tournament) -> list[dict[str, Any]]:
     return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
 
 
-def latest_cut_entry(t: Tournament) -> AuditEntry | None:
-    """The newest top-cut audit entry: the cut's start, or a decision taken since."""
-    return (
-        AuditEntry.objects.filter(tournament=t, action=AuditAction.TOP_CUT)
-        .order_by("-at", "-id")
-        .first()
-    )
-
-
 def cut_note(t: Tournament) -> dict[str, Any] | None:
     """What the public bracket says when the cut was kept or re-seeded after a correction
     to a Swiss result: {"decision": "keep" | "reseed", "round", "table" (None when not
     known), "at" (when the correction was made)}; None when the seeds stand as seeded.
 
-    Only the newest top-cut entry counts: a cut started again later replaces any decision.
+    Read from the tournament's row (Tournament.cut_decision): starting the cut again
+    clears any decision.
     """
-    entry = latest_cut_entry(t)
-    after = entry.after if entry is not None and isinstance(entry.after, dict) else {}
-    decision = after.get(CUT_DECISION)
-    if entry is None or decision not in ("keep", "reseed"):
+    if t.cut_decision not in (CutDecision.KEEP, CutDecision.RESEED):
         return None
-    correction = after.get("correction") or {}
-    at: datetime | None = None
-    if isinstance(correction.get("at"), str):
-        at = parse_datetime(correction["at"])
     return {
-        "decision": decision,
-        "round": correction.get("round"),
-        "table": correction.get("table"),
-        "at": at or entry.at,
+        "decision": t.cut_decision,
+        "round": t.cut_correction_round,
+        "table": t.cut_correction_table,
+        "at": t.cut_correction_at or t.cut_decided_at,
     }

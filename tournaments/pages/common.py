@@ -1,4 +1,5 @@
-"""Small reads shared by several screens (and by the services that must check them)."""
+"""Small reads shared by several screens. The round predicates services check too live in
+tournaments.domain; they are importable from here as well."""
 
 from __future__ import annotations
 
@@ -7,52 +8,17 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from tournaments.models import Match, MatchKind, Round, Tournament
-from tournaments.rules import playoff_name
+from tournaments.domain import current_round as current_round
+from tournaments.domain import last_round as last_round
+from tournaments.domain import missing_results as missing_results
+from tournaments.domain import round_label as round_label
+from tournaments.models import Round, Tournament
 
 T = TypeVar("T")
 
 POLL_SECONDS = 3  # issue 4: phones show a change within 5 s
-
-
-def last_round(tournament: Tournament) -> Round | None:
-    """The round paired last, whether or not it has started (what the next pairing, an
-    undo or a cut follows)."""
-    return tournament.rounds.order_by("-number").first()
-
-
-def current_round(tournament: Tournament) -> Round | None:
-    """The round being played: the first round with a match not yet played, counting
-    from the last round that has an entered result; the last round once all are played.
-
-    A round-robin pod is paired all at once (services/rounds.py), so the last round is
-    not the one being played until the end (issue 13). Counting from the last round with
-    a result keeps a Swiss event whose earlier round has a gap (an import, as recorded)
-    on its latest round once that round has a result. Byes and no-opponent losses are entered by pairing, not played:
-    they neither start a round nor leave it open. Whenever this round has no result
-    missing it is the last round, so a caller that refuses while `missing_results` is
-    non-zero gets the last round either way.
-    """
-    entered = Match.objects.filter(
-        round=OuterRef("pk"),
-        kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS],
-        reported=True,
-    )
-    open_ = Match.objects.filter(
-        round=OuterRef("pk"), kind__in=[MatchKind.PLAYED, MatchKind.GAME], reported=False
-    )
-    rounds = list(
-        tournament.rounds.order_by("number").annotate(
-            started=Exists(entered), unplayed=Exists(open_)
-        )
-    )
-    if not rounds:
-        return None
-    last_started = max((i for i, r in enumerate(rounds) if r.started), default=0)
-    return next((r for r in rounds[last_started:] if r.unplayed), rounds[-1])
 
 
 _VERSION_MEMO: dict[tuple[str, int, float, int], Any] = {}
@@ -94,10 +60,6 @@ def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> 
     return found  # type: ignore[no-any-return]
 
 
-def missing_results(round_: Round) -> int:
-    return round_.matches.filter(
-        kind__in=[MatchKind.PLAYED, MatchKind.GAME], reported=False
-    ).count()
 
 
 def clock_remaining(round_: Round, now: datetime | None = None) -> timedelta | None:
@@ -121,12 +83,3 @@ def clock_state(round_: Round | None) -> dict[str, Any] | None:
         "paused": round_.clock_paused_remaining is not None,
         "remaining": int(remaining.total_seconds()),
     }
-
-
-def round_label(round_: Round | None) -> str:
-    """ "Round 4", or for the top cut its name: "Quarterfinals", "Semifinals", "Final"."""
-    if round_ is None:
-        return ""
-    if round_.playoff:
-        return playoff_name(round_.matches.count())
-    return f"Round {round_.number}"

@@ -29,7 +29,8 @@ from scoring.models import Outlook, Standing, StandingsState
 from scoring.services import HoodSeat, Neighbourhood, changes_since
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import placings
-from tournaments.pages.common import current_round, per_version, round_label
+from tournaments.domain import current_round, round_label
+from tournaments.pages.common import per_version
 
 # --- every seat of the event ------------------------------------------------------
 

@@ -7,40 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from tournaments.domain import (
+    current_round,
+    entries_counted,
+    not_checked_in,
+    registration_closed_reason,
+    round_label,
+)
 from tournaments.models import Entry, Player, Seat, Status, Tournament
-from tournaments.pages.common import current_round, round_label
-
-CLOSED = "Registration is closed: ask the organizer to add you."
-PAIRED = "Round 1 is paired: registration is closed. The organizer adds late entries."
 
 ENTRY_TEXT = {
     Entry.ACCEPTED: "You are in.",
     Entry.PENDING: "Your entry waits for the organizer's approval.",
     Entry.REJECTED: "The organizer did not accept your entry. Ask them if this is a mistake.",
 }
-
-
-def registration_closed_reason(t: Tournament) -> str | None:
-    """Why players cannot register themselves now, or None while they can. Registration
-    closes when round 1 is paired (any paired round counts)."""
-    if t.status != Status.REGISTRATION or t.rounds.exists():
-        return PAIRED if t.registration_open else CLOSED
-    if not t.registration_open:
-        return CLOSED
-    return None
-
-
-def entries_counted(t: Tournament) -> int:
-    """Entries the cap counts: accepted and pending (a rejected one frees its place)."""
-    return t.players.filter(entry__in=[Entry.ACCEPTED, Entry.PENDING]).count()
-
-
-def not_checked_in(t: Tournament) -> list[Player]:
-    """Accepted players still in the event who have not checked in, by name."""
-    players = t.players.filter(
-        entry=Entry.ACCEPTED, dropped_after_round__isnull=True, checked_in_at__isnull=True
-    )
-    return sorted(players, key=lambda p: p.name.casefold())
 
 
 def registration_form(t: Tournament) -> dict[str, Any]:

@@ -1,45 +1,23 @@
 """Players' own reports (issue 14), read for screens: a player's panel, the organizer's list.
 
-Plain data out. `stamp(...)` is also what the report services compare under the lock to
-refuse a stale page: it names what the player saw (the stored result and the report),
-never a time or the event's version, so a write to another table does not make every
-phone's page stale.
+Plain data out. A panel carries `stamp(...)` (tournaments.domain), which the report
+services compare under the lock to refuse a stale page.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
 
-from tournaments.models import Match, MatchKind, Player, Report, ReportState, Round, Seat
-from tournaments.pages.common import current_round, round_label
+from tournaments.domain import current_round, own_side, report_open, round_label, stamp
+from tournaments.models import MatchKind, Player, Report, ReportState, Round, Seat
 from tournaments.rules import score_text
 
 # A report still unanswered after this long is flagged for the organizer: opponents
 # confirm at the table within a minute or two, so five minutes means one of them left.
 ONE_SIDED_MINUTES = 5
-
-OPEN_STATES = (ReportState.REPORTED, ReportState.DISPUTED)
-
-
-def stamp(match: Match, seats: Sequence[Seat], report: Report | None) -> str:
-    """What a page showed of one match; a form sends it back, a write compares it."""
-    parts: list[Any] = [match.pk, match.kind, match.reported, match.draws]
-    parts += [s.games_won for s in seats]
-    if report is not None:
-        parts += [report.state, report.reporter_id, report.wins_a, report.wins_b, report.draws]
-        parts += [report.answered_by_id]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
-
-
-def own_side(wins_seat_order: Sequence[int], position: int) -> tuple[int, int]:
-    """(mine, theirs) for the player in seat `position` (0 or 1)."""
-    a, b = wins_seat_order
-    return (a, b) if position == 0 else (b, a)
 
 
 def outcome_words(mine: int, theirs: int, draws: int) -> str:
@@ -136,7 +114,7 @@ def player_panel(player: Player) -> dict[str, Any]:
         else:
             ctx["result_by"] = "entered by the organizer"
         return ctx
-    if report is None or report.state in (ReportState.OVERRIDDEN, ReportState.CONFIRMED):
+    if report is None or not report_open(match, report):
         ctx["mode"] = "form"  # nothing reported, or the organizer cleared the result
         ctx.update(mine=None, theirs=None, draws=0)
     elif report.state == ReportState.DISPUTED:

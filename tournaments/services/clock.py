@@ -23,7 +23,7 @@ def _clock(round_: Round, by: Any, summary: str) -> Iterator[Round]:
         yield r
         r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
         w.touched()
-        w.audit(AuditAction.CLOCK, f"Round {r.number}: {summary}")
+        w.audit(AuditAction.CLOCK, f"Round {r.number}: {summary}", round=r.number)
 
 
 def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any = None) -> Round:

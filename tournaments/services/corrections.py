@@ -1,20 +1,24 @@
 """The organizer's answer when a correction changed the top cut's seeds: re-seed or keep.
 
-Both answers are top-cut audit entries whose `after` carries pages.bracket.CUT_DECISION
-("reseed" or "keep"), the seed changes they answer and the correction that caused them:
-the audit log is where the decision is remembered (no model field, no migration), and
-pages.corrections / pages.bracket read it back. They reuse AuditAction.TOP_CUT rather
-than a new action value (which would need a migration): the entry's summary says which
-answer it was, and the audit log groups it with the cut it changes.
+The answer is stored on the tournament (Tournament.cut_decision, with the seed changes
+it answers and the correction that caused them); domain.cut_state and pages.bracket
+read it from there. Each answer also leaves a top-cut audit entry whose `after` records
+the same facts under CUT_DECISION ("reseed" or "keep"), for the log: nothing reads the
+decision back from it, except the restore of a backup written before the columns
+(services.imports) and the migration that filled them. They reuse AuditAction.TOP_CUT:
+the entry's summary says which answer it was, and the audit log groups it with the cut
+it changes.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from tournaments.models import AuditAction, Round, Status, Tournament
-from tournaments.pages.bracket import CUT_DECISION
-from tournaments.pages.corrections import correction_payload, correction_text, cut_state
+from django.utils import timezone
+
+from tournaments.domain import cut_state
+from tournaments.models import AuditAction, CutDecision, Round, Status, Tournament
 from tournaments.pairing.bracket import seed_top_cut
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
@@ -22,6 +26,41 @@ from tournaments.services.writing import ServiceError, writing
 NO_CUT = "There is no top cut in progress to check."
 NOTHING_CHANGED = "The top cut's seeds still match the standings: there is nothing to decide."
 STALE = "The standings changed since you looked: review the seeds again."
+
+# The key in a decision's audit entry's `after` that names it ("keep" or "reseed"); the
+# entry that starts the cut carries no such key. For the log: the decision itself is
+# Tournament.cut_decision.
+CUT_DECISION = "cut_decision"
+
+# The columns that hold the decision (Tournament, CheckConstraint
+# tournament_cut_decision_whole: all empty, or a decision with its time and changes).
+DECISION_FIELDS = (
+    "cut_decision",
+    "cut_decided_at",
+    "cut_decision_changes",
+    "cut_correction_round",
+    "cut_correction_table",
+    "cut_correction_at",
+)
+
+
+def forget_decision(t: Tournament) -> None:
+    """No decision on `t` (the caller saves DECISION_FIELDS): the cut starts afresh."""
+    t.cut_decision = CutDecision.NONE
+    t.cut_decided_at = t.cut_decision_changes = None
+    t.cut_correction_round = t.cut_correction_table = t.cut_correction_at = None
+
+
+def _remember(t: Tournament, state: dict[str, Any], decision: CutDecision) -> None:
+    """Store the decision on the locked row, for exactly the changes in `state`."""
+    correction = state["correction"] or {}
+    t.cut_decision = decision
+    t.cut_decided_at = timezone.now()
+    t.cut_decision_changes = state["fingerprint"]
+    t.cut_correction_round = correction.get("round")
+    t.cut_correction_table = correction.get("table")
+    t.cut_correction_at = correction.get("at")
+    t.save(update_fields=list(DECISION_FIELDS))
 
 
 def _checked_state(t: Tournament, seen: str | None) -> dict[str, Any]:
@@ -42,6 +81,35 @@ def _after(state: dict[str, Any], decision: str) -> dict[str, Any]:
         CUT_DECISION: decision,
         "changes": state["fingerprint"],
         "correction": correction_payload(state["correction"]),
+    }
+
+
+def correction_payload(correction: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A correction as an audit entry stores it (JSON: the time as ISO text)."""
+    if correction is None:
+        return None
+    at = correction.get("at")
+    return {**correction, "at": at.isoformat() if isinstance(at, datetime) else at}
+
+
+def correction_text(correction: dict[str, Any] | None) -> str:
+    """ "round 4 (table 12)", "round 4", or "" when nothing is known."""
+    if not correction or correction.get("round") is None:
+        return ""
+    table = correction.get("table")
+    return f"round {correction['round']}" + (f" (table {table})" if table is not None else "")
+
+
+def _about(t: Tournament, state: dict[str, Any], seeds: list[str]) -> dict[str, Any]:
+    """What a decision's audit entry is about: the corrected round and table (as far as
+    known) and the players: the seeds and everyone the changes name."""
+    correction = state["correction"] or {}
+    exts = [*seeds, *(c["player"] for c in state["changes"])]
+    names = dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
+    return {
+        "round": correction.get("round"),
+        "table": correction.get("table"),
+        "players": [(ext, names.get(ext, ext)) for ext in exts],
     }
 
 
@@ -87,6 +155,7 @@ def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any =
         )
         # The round's clock keeps running: the matches are the same round of the event.
         Round.objects.filter(pk=round_.pk).update(**clock)
+        _remember(t, state, CutDecision.RESEED)
         w.changed()
         before_seeds = [state["seeds"][k] for k in sorted(state["seeds"])]
         w.audit(
@@ -95,27 +164,28 @@ def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any =
             + "; ".join(c["text"] for c in state["changes"]),
             before={"seeds": before_seeds},
             after={**_after(state, "reseed"), "round": number, "seeds": state["order"][:size]},
+            **_about(t, state, [*state["order"][:size], *before_seeds]),
         )
     return round_
 
 
 def keep_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = None) -> None:
-    """Keep the cut as seeded despite the correction: remembered (audited) so the notice
-    stays away until a further correction changes the seeds' picture again. Keeping what
-    is already kept writes nothing."""
+    """Keep the cut as seeded despite the correction: remembered (stored and audited) so
+    the notice stays away until a further correction changes the seeds' picture again.
+    Keeping what is already kept writes nothing."""
     with writing(tournament, by=by) as w:
         t = w.tournament
         state = _checked_state(t, seen)
         if state["decided"]:
             return
         size = state["size"]
+        seeds = [state["seeds"][k] for k in sorted(state["seeds"])]
+        _remember(t, state, CutDecision.KEEP)
         w.touched()  # the public bracket now says the seeds were kept
         w.audit(
             AuditAction.TOP_CUT,
             f"Kept the top {size} as seeded {_cause(state)}: "
             + "; ".join(c["text"] for c in state["changes"]),
-            after={
-                **_after(state, "keep"),
-                "seeds": [state["seeds"][k] for k in sorted(state["seeds"])],
-            },
+            after={**_after(state, "keep"), "seeds": seeds},
+            **_about(t, state, seeds),
         )

@@ -20,6 +20,7 @@ from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
     AuditEntry,
+    AuditPlayer,
     Entry,
     Match,
     MatchKind,
@@ -29,6 +30,7 @@ from tournaments.models import (
     Status,
     Tournament,
 )
+from tournaments.services.corrections import CUT_DECISION, DECISION_FIELDS
 from tournaments.services.lifecycle import insert_tournament, new_seed
 from tournaments.services.writing import writing
 
@@ -111,13 +113,70 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
             summary=e["summary"],
             before=e.get("before"),
             after=e.get("after"),
+            round=e.get("round"),
+            table=e.get("table"),
         )
         for e in entries
+    )
+    # What each entry is about. A backup written before these fields has none: its
+    # entries come back without them (the audit screen's filters do not find them).
+    AuditPlayer.objects.bulk_create(
+        AuditPlayer(entry=row, external_id=ext, name=name)
+        for row, e in zip(rows, entries, strict=True)
+        for ext, name in e.get("players", [])
     )
     # `at` is set on creation; the trail keeps its own times.
     for row, e in zip(rows, entries, strict=True):
         row.at = instant(e["at"])
     AuditEntry.objects.bulk_update(rows, ["at"], batch_size=500)
+    cut = event["cut"] if "cut" in event else _cut_from_audit(entries)
+    if cut is not None:
+        _restore_cut(t, cut)
+
+
+def _restore_cut(t: Tournament, cut: dict[str, Any]) -> None:
+    """A backup's "cut" (tournaments.interchange, validated there): the top cut's start
+    and the organizer's decision after a correction."""
+    t.cut_started_at = instant(cut.get("started_at"))
+    if cut.get("decision"):
+        correction = cut.get("correction") or {}
+        t.cut_decision = cut["decision"]
+        t.cut_decided_at = instant(cut.get("decided_at"))
+        t.cut_decision_changes = cut.get("changes") or []
+        t.cut_correction_round = _bounded(correction.get("round"), 10_000)
+        t.cut_correction_table = _bounded(correction.get("table"), 1_000_000)
+        t.cut_correction_at = instant(correction.get("at"))
+    t.save(update_fields=["cut_started_at", *DECISION_FIELDS])
+
+
+def _bounded(value: Any, maximum: int) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= maximum
+    return value if ok else None
+
+
+def _cut_from_audit(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The "cut" of a backup written before the decision had its columns: its audit
+    trail (oldest first) held it. The newest top-cut entry is the decision if it names
+    one; the newest one that names none started the cut (as migration 0006 reads it)."""
+    newest_first = [
+        (e["at"], e.get("after") if isinstance(e.get("after"), dict) else {})
+        for e in reversed(entries)
+        if e["action"] == AuditAction.TOP_CUT
+    ]
+    if not newest_first:
+        return None
+    started = next((at for at, after in newest_first if CUT_DECISION not in after), None)
+    cut: dict[str, Any] = {"started_at": started}
+    at, after = newest_first[0]
+    if after.get(CUT_DECISION) in ("keep", "reseed"):
+        changes, correction = after.get("changes"), after.get("correction")
+        cut.update(
+            decision=after[CUT_DECISION],
+            decided_at=at,
+            changes=changes if isinstance(changes, list) else [],
+            correction=correction if isinstance(correction, dict) else None,
+        )
+    return cut
 
 
 def _create(doc: dict[str, Any], owner: Any) -> Tournament:

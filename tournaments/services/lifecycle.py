@@ -8,8 +8,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from tournaments.domain import current_round, missing_results
 from tournaments.models import AuditAction, Status, System, Tournament
-from tournaments.pages.common import current_round, missing_results
 from tournaments.rules import BEST_OF, TOP_CUT_CHOICES
 from tournaments.services.playoff import final_decided
 from tournaments.services.writing import ServiceError, writing

@@ -80,6 +80,7 @@ def register_players(
             AuditAction.REGISTER,
             f"Added {len(players)} player(s){late}: " + ", ".join(p.name for p in players),
             after=[p.name for p in players],
+            players=players,
         )
     return players
 
@@ -96,7 +97,13 @@ def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
             return player
         Player.objects.filter(pk=player.pk).update(name=name)
         w.touched()  # names are not a scoring input
-        w.audit(AuditAction.RENAME, f"Renamed {old} to {name}", before=old, after=name)
+        w.audit(
+            AuditAction.RENAME,
+            f"Renamed {old} to {name}",
+            before=old,
+            after=name,
+            players=[(player.external_id, old), (player.external_id, name)],
+        )
     player.name = name
     return player
 
@@ -114,6 +121,8 @@ def drop_player(*, player: Player, by: Any = None) -> Player:
             AuditAction.DROP,
             f"{player.name} dropped after round {last}",
             after={"dropped_after_round": last},
+            round=last or None,
+            players=[player],
         )
     return player
 
@@ -131,6 +140,8 @@ def readmit_player(*, player: Player, by: Any = None) -> Player:
             AuditAction.READMIT,
             f"{player.name} re-admitted",
             before={"dropped_after_round": before},
+            round=before or None,
+            players=[player],
         )
     return player
 
@@ -147,5 +158,10 @@ def remove_player(*, player: Player, by: Any = None) -> str:
             )
         found.delete()
         w.changed()
-        w.audit(AuditAction.REMOVE, f"Removed {found.name} (never paired)", before=found.name)
+        w.audit(
+            AuditAction.REMOVE,
+            f"Removed {found.name} (never paired)",
+            before=found.name,
+            players=[found],
+        )
     return found.name

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from scoring.models import Standing
+from tournaments.domain import current_round, missing_results, played_bracket
 from tournaments.models import AuditAction, Round, Status, Tournament
-from tournaments.pages.bracket import played_bracket
-from tournaments.pages.common import current_round, missing_results
 from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
+from tournaments.services.corrections import DECISION_FIELDS, forget_decision
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
 
@@ -47,12 +49,18 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
         )
         t.status = Status.TOP_CUT
         t.top_cut = size
-        t.save(update_fields=["status", "top_cut"])
+        # A Swiss result changed from now on is a correction (domain.cut_state); a
+        # decision about an earlier cut no longer applies.
+        t.cut_started_at = timezone.now()
+        forget_decision(t)
+        t.save(update_fields=["status", "top_cut", "cut_started_at", *DECISION_FIELDS])
         w.changed()
         w.audit(
             AuditAction.TOP_CUT,
             f"Started the top {size}",
             after={"round": round_.number, "seeds": [s.player.external_id for s in ranked]},
+            round=round_.number,
+            players=[s.player for s in ranked],
         )
     return round_
 

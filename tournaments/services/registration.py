@@ -12,13 +12,13 @@ from typing import Any
 
 from django.utils import timezone
 
-from tournaments.models import AuditAction, Entry, Player, Tournament
-from tournaments.pages.registration import (
+from tournaments.domain import (
     PAIRED,
     entries_counted,
     not_checked_in,
     registration_closed_reason,
 )
+from tournaments.models import AuditAction, Entry, Player, Tournament
 from tournaments.services.writing import ServiceError, writing
 from tournaments.tokens import new_token, token_hash
 
@@ -158,6 +158,7 @@ def register_self(
             AuditAction.REGISTER,
             f"{name} registered{note}",
             after={"player": player.external_id, "entry": entry},
+            players=[player],
         )
     return player, token
 
@@ -193,6 +194,7 @@ def _decide(*, player: Player, entry: str, by: Any) -> Player:
             f"{found.name} {entry}{_who(by)}",
             before={"player": found.external_id, "entry": before},
             after={"player": found.external_id, "entry": entry},
+            players=[found],
         )
     return found
 
@@ -223,6 +225,7 @@ def issue_link(*, player: Player, by: Any = None) -> str:
             AuditAction.LINK,
             f"{'New private' if had else 'Private'} link for {found.name}{_who(by)}",
             after={"player": found.external_id, "replaced": had},
+            players=[found],
         )
     player.token_hash = found.token_hash
     return token
@@ -255,6 +258,7 @@ def check_in(*, player: Player, by: Any = None) -> Player:
             AuditAction.CHECK_IN,
             f"{found.name} checked in{_who(by)}",
             after={"player": found.external_id},
+            players=[found],
         )
     return found
 
@@ -283,5 +287,6 @@ def drop_no_shows(*, tournament: Tournament, by: Any = None) -> list[Player]:
             AuditAction.DROP,
             f"Dropped {len(missing)} no-show(s){_who(by)}: {names}",
             after={"players": [p.external_id for p in missing], "dropped_after_round": 0},
+            players=missing,
         )
     return missing

@@ -31,9 +31,9 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
+from tournaments.domain import current_round, own_side, report_open, round_label, stamp
 from tournaments.models import (
     AuditAction,
-    AuditEntry,
     Match,
     MatchKind,
     Player,
@@ -43,8 +43,6 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.pages.common import current_round, round_label
-from tournaments.pages.reports import OPEN_STATES, own_side, stamp
 from tournaments.rules import check_two_player_result, score_text
 from tournaments.services.results import (
     MatchNotFound,
@@ -59,6 +57,7 @@ from tournaments.services.writing import (
     ServiceError,
     Write,
     is_busy,
+    store_audit,
     writing,
 )
 
@@ -123,8 +122,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
             if w.tournament.status == Status.FINISHED:
                 raise ServiceError(EVENT_FINISHED)
             yield w
-            if w.entries:
-                AuditEntry.objects.bulk_create(w.entries)
+            store_audit(w)
     except OperationalError as exc:
         if is_busy(exc):
             raise ServiceError(BUSY) from exc
@@ -176,7 +174,7 @@ def _where(match: Match) -> str:
 
 
 def _facts(match: Match, seats: list[Seat], report: Report, **extra: Any) -> dict[str, Any]:
-    """What the audit log's renderer reads (tournaments/pages/audit.py, _report)."""
+    """What the audit log's renderer reads (the read model's pages/audit.py, _report)."""
     reporter = 0 if seats[0].player_id == report.reporter_id else 1
     mine, theirs = own_side((report.wins_a, report.wins_b), reporter)
     return {
@@ -188,6 +186,16 @@ def _facts(match: Match, seats: list[Seat], report: Report, **extra: Any) -> dic
         "score": score_text([mine, theirs], report.draws),
         "state": report.state,
         **extra,
+    }
+
+
+def _about(match: Match, seats: list[Seat], report: Report, *also: Player) -> dict[str, Any]:
+    """What a report's audit entry is about: its round, table, reporter (and `also`)."""
+    reporter = seats[0] if seats[0].player_id == report.reporter_id else seats[1]
+    return {
+        "round": match.round.number,
+        "table": match.table,
+        "players": [reporter.player, *also],
     }
 
 
@@ -229,7 +237,7 @@ def report(
     """The player reports their match, their own games first.
 
     The opponent reporting the same result confirms it; a different one disputes it.
-    `seen`: the stamp of the page the player reported from (pages.reports.stamp); a
+    `seen`: the stamp of the page the player reported from (domain.stamp); a
     page that no longer shows the match as it is gets StalePage.
     """
     facts = (player, match, wins_mine, wins_theirs, draws, seen)
@@ -287,6 +295,7 @@ def _report(
             f"{where}: {name} reported {score_text([wins_mine, wins_theirs], draws)}",
             before=before,
             after=_facts(found, seats, existing, event="report"),
+            **_about(found, seats, existing),
         )
         return existing
     if existing.reporter_id == player.pk:
@@ -303,6 +312,7 @@ def _report(
             f"(was {before['score']})",
             before=before,
             after=_facts(found, seats, existing, event="report", was=before["score"]),
+            **_about(found, seats, existing),
         )
         return existing
     # The opponent of the reporter: the same result confirms it, another disputes it.
@@ -357,6 +367,7 @@ def _answer(
         text,
         before=before,
         after=_facts(match, seats, report, **extra),
+        **_about(match, seats, report, player),
     )
 
 
@@ -380,7 +391,7 @@ def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> R
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.CONFIRMED:
             return existing
-        if found.reported or existing.state not in OPEN_STATES:
+        if not report_open(found, existing):
             raise ServiceError("The organizer has entered this result: ask them to change it.")
         _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
         return existing
@@ -393,7 +404,7 @@ def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> R
         found, seats, existing = _reporters_opponent(w, player, match, seen)
         if existing.state == ReportState.DISPUTED:
             return existing
-        if found.reported or existing.state not in OPEN_STATES:
+        if not report_open(found, existing):
             raise ServiceError("The result is already in: ask the organizer to change it.")
         _answer(w, found, seats, existing, player, ReportState.DISPUTED)
         return existing
@@ -415,6 +426,7 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
             f"{_where(found)}: {before['reporter']}'s report ({before['score']}) reset",
             before=before,
             after={**before, "event": "reset", "state": None},
+            **_about(found, seats, existing),
         )
 
 
@@ -437,6 +449,8 @@ def self_drop(*, player: Player) -> Player:
             AuditAction.DROP,
             f"{found.name} dropped after round {number} (own request)",
             after={"dropped_after_round": number, "by_player": True},
+            round=number or None,
+            players=[found],
         )
     player.dropped_after_round, player.dropped_by_player = number, True
     return found

@@ -172,6 +172,9 @@ def enter_result(
         f"{verb} round {match.round.number} table {match.table} ({names}): {_result_words(after)}",
         before=before,
         after=after,
+        round=match.round.number,
+        table=match.table,
+        players=[s.player for s in seats],
     )
     return True
 
@@ -216,5 +219,8 @@ def record_game(
             f"Round {match.round.number} table {match.table}: places and scores entered",
             before=before,
             after=_game_state(seats, match.reported),
+            round=match.round.number,
+            table=match.table,
+            players=[s.player for s in seats],
         )
     return match

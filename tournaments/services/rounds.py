@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scoring.models import Standing
+from tournaments.domain import current_round, missing_results
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -17,7 +18,6 @@ from tournaments.models import (
     System,
     Tournament,
 )
-from tournaments.pages.common import current_round, missing_results
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
@@ -96,6 +96,7 @@ def pair_next_round(
             AuditAction.PAIR,
             f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
             after={"round": round_.number, "matches": round_.matches.count()},
+            round=round_.number,
         )
     return round_
 
@@ -231,6 +232,7 @@ def undo_round(*, tournament: Tournament, by: Any = None) -> int:
             AuditAction.UNDO,
             f"Undid the pairing of round {number}",
             before={"round": number},
+            round=number,
         )
     return number
 
@@ -278,5 +280,6 @@ def cut_to_next_phase(
             AuditAction.CUT,
             f"Cut to phase {t.phase} ({rule}): {len(advancing)} players advance",
             after={"phase": t.phase, "players": [p.external_id for p in advancing]},
+            players=advancing,
         )
     return advancing

@@ -20,7 +20,7 @@ so services.reports writes it under its match row's lock without this block (see
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +31,7 @@ from django.db.models import F
 
 from scoring import outlooks
 from scoring.services import OTHER, recompute, record_change
-from tournaments.models import AuditEntry, Tournament
+from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
 # How long a write waits for another write to the same event before it gives up. Writes
 # take tens of milliseconds; a wait this long means something is stuck, and the organizer
@@ -45,6 +45,19 @@ class ServiceError(ValueError):
     """A refused write; the message is shown to the user as it is."""
 
 
+# A player an audit entry is about: (interchange id, name as the entry knew it).
+Named = tuple[str | None, str]
+
+
+def _named(players: Iterable[Player | Named]) -> list[Named]:
+    out: list[Named] = []
+    for p in players:
+        named = (p.external_id, p.name) if isinstance(p, Player) else (p[0], str(p[1]))
+        if named not in out:
+            out.append(named)
+    return out
+
+
 @dataclass
 class Write:
     """What one `writing` block has done so far; the service fills it in."""
@@ -52,14 +65,28 @@ class Write:
     tournament: Tournament  # the locked row, fresh from the database
     by: Any = None
     entries: list[AuditEntry] = field(default_factory=list)
+    named: list[list[Named]] = field(default_factory=list)  # per entry: its players
     dirty: bool = False
     scoring: bool = False
     # Matches whose results changed; None once anything else a standing reads changed
     # (players, rounds, drops): the recompute then reads the whole event.
     matches: list[int] | None = field(default_factory=list)
 
-    def audit(self, action: str, summary: str, *, before: Any = None, after: Any = None) -> None:
-        """Record what this write did, for the event's audit log."""
+    def audit(
+        self,
+        action: str,
+        summary: str,
+        *,
+        before: Any = None,
+        after: Any = None,
+        round: int | None = None,
+        table: int | None = None,
+        players: Iterable[Player | Named] = (),
+    ) -> None:
+        """Record what this write did, for the event's audit log: the summary and the
+        values before and after, and what the entry is about (the round, the table and
+        the players: Player rows, or (interchange id, name) pairs), which the audit
+        screen filters on."""
         self.dirty = True
         self.entries.append(
             AuditEntry(
@@ -69,8 +96,11 @@ class Write:
                 summary=summary[:300],
                 before=before,
                 after=after,
+                round=round,
+                table=table,
             )
         )
+        self.named.append(_named(players))
 
     def changed(self, *, matches: Sequence[int] | None = None) -> None:
         """The standings' inputs changed: these matches' results, or (None) anything."""
@@ -144,8 +174,7 @@ def _commit(w: Write) -> None:
         recompute(t, changed_matches=w.matches)
     else:
         record_change(t, [], kind=OTHER)  # other workers' scoring snapshots stay usable
-    if w.entries:
-        AuditEntry.objects.bulk_create(w.entries)
+    store_audit(w)
     if t.top_cut and t.planned_rounds:
         # "What do I need?" (issue 15): said to be computing in this same transaction; the
         # simulations run where the phones are served (scoring.outlooks), never here. No
@@ -154,6 +183,18 @@ def _commit(w: Write) -> None:
         if not settings.OUTLOOK_BACKGROUND:  # tests, scripts: computed here, once committed
             pk = t.pk
             transaction.on_commit(lambda: outlooks.schedule(pk), robust=True)
+
+
+def store_audit(w: Write) -> None:
+    """The block's audit entries, and the players each is about."""
+    if not w.entries:
+        return
+    rows = AuditEntry.objects.bulk_create(w.entries)  # sets their pks (RETURNING)
+    AuditPlayer.objects.bulk_create(
+        AuditPlayer(entry=row, external_id=ext, name=name[:200])
+        for row, named in zip(rows, w.named, strict=True)
+        for ext, name in named
+    )
 
 
 def is_busy(exc: OperationalError) -> bool:
