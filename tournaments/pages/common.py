@@ -60,8 +60,6 @@ def per_version(tournament: Tournament, name: str, compute: Callable[[], T]) -> 
     return found  # type: ignore[no-any-return]
 
 
-
-
 def clock_remaining(round_: Round, now: datetime | None = None) -> timedelta | None:
     """Time left on the round clock (negative when over time), None if never started."""
     if round_.clock_paused_remaining is not None:

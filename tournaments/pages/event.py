@@ -27,9 +27,9 @@ from django.db import connection
 from scoring import outlooks
 from scoring.models import Outlook, Standing, StandingsState
 from scoring.services import HoodSeat, Neighbourhood, changes_since
+from tournaments.domain import current_round, round_label
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import placings
-from tournaments.domain import current_round, round_label
 from tournaments.pages.common import per_version
 
 # --- every seat of the event ------------------------------------------------------

@@ -1,0 +1,87 @@
+"""The event's view (tournaments/pages/event.py), built from the previous version's view
+and the change log, equals a view read afresh after any sequence of writes (issue 23)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import cache
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import outlooks
+from tournaments import services
+from tournaments.models import Match, MatchKind, Player, Tournament
+from tournaments.pages import event
+from tournaments.services.lifecycle import update_plan
+from tournaments.services.writing import ServiceError
+
+WRITES = ("result", "correction", "drop", "rename", "pair", "figures")
+
+
+def plain(view: event.EventView) -> tuple[Any, ...]:
+    """What a view holds, with model instances written out (they compare by pk alone)."""
+    current = view.current
+    row = view.figures.row
+    return (
+        view.version,
+        {
+            pid: (p.name, p.dropped_after_round, p.entry, p.made_phase)
+            for pid, p in view.players.items()
+        },
+        view.seating,
+        view.table,
+        None
+        if current is None
+        else (current.round.pk, current.round.number, current.label, current.round.playoff),
+        view.placings,
+        None if row is None else (row.pk, row.state, row.version, row.data),
+    )
+
+
+def write(t: Tournament, kind: str, pick: int) -> None:
+    t = Tournament.objects.get(pk=t.pk)
+    matches = list(
+        Match.objects.filter(round__tournament=t, kind=MatchKind.PLAYED).order_by("round", "table")
+    )
+    players = list(Player.objects.filter(tournament=t).order_by("id"))
+    try:
+        if kind in ("result", "correction") and matches:
+            open_ = [m for m in matches if not m.reported] if kind == "result" else matches
+            if open_:
+                services.record_result(match=open_[pick % len(open_)], wins=(2, pick % 2))
+        elif kind == "drop":
+            services.drop_player(player=players[pick % len(players)])
+        elif kind == "rename":
+            services.rename_player(player=players[pick % len(players)], name=f"Renamed {pick}")
+        elif kind == "pair":
+            services.pair_next_round(tournament=t)
+        elif kind == "figures":
+            outlooks.compute_now(tournament_id=t.pk)
+    except ServiceError:
+        pass  # refused (a round still open, a drop twice): the event is as it was
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(st.tuples(st.sampled_from(WRITES), st.integers(0, 50)), max_size=12))
+def test_the_view_built_from_the_last_one_equals_a_fresh_read_after_any_writes(
+    steps: list[tuple[str, int]], db: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    cache.clear()
+    event.forget()
+    t = services.create_tournament(name="View", seed=5)
+    services.register_players(tournament=t, names=[f"P{k}" for k in range(1, 11)])
+    update_plan(tournament=t, planned_rounds=4, top_cut=4)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.pair_next_round(tournament=Tournament.objects.get(pk=t.pk))
+    event.event_view(Tournament.objects.get(pk=t.pk))
+    for kind, pick in steps:
+        with django_capture_on_commit_callbacks(execute=True):
+            write(t, kind, pick)
+        now = Tournament.objects.get(pk=t.pk)
+        kept = event.event_view(now)  # from the last view, by the change log
+        assert plain(kept) == plain(event.build(now)), (kind, pick)
