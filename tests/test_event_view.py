@@ -12,17 +12,17 @@ from hypothesis import strategies as st
 from scoring import outlooks
 from tournaments import services
 from tournaments.models import Match, MatchKind, Player, Tournament
-from tournaments.pages import event
+from tournaments.pages import event as event_module
 from tournaments.services.lifecycle import update_plan
 from tournaments.services.writing import ServiceError
 
 WRITES = ("result", "correction", "drop", "rename", "pair", "figures")
 
 
-def plain(view: event.EventView) -> tuple[Any, ...]:
+def plain(view: event_module.EventView) -> tuple[Any, ...]:
     """What a view holds, with model instances written out (they compare by pk alone)."""
     current = view.current
-    row = view.figures.row
+    row = view.figures
     return (
         view.version,
         {
@@ -72,16 +72,43 @@ def test_the_view_built_from_the_last_one_equals_a_fresh_read_after_any_writes(
     steps: list[tuple[str, int]], db: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     cache.clear()
-    event.forget()
+    event_module.forget()
     t = services.create_tournament(name="View", seed=5)
     services.register_players(tournament=t, names=[f"P{k}" for k in range(1, 11)])
     update_plan(tournament=t, planned_rounds=4, top_cut=4)
     with django_capture_on_commit_callbacks(execute=True):
         services.pair_next_round(tournament=Tournament.objects.get(pk=t.pk))
-    event.event_view(Tournament.objects.get(pk=t.pk))
+    event_module.event_view(Tournament.objects.get(pk=t.pk))
     for kind, pick in steps:
         with django_capture_on_commit_callbacks(execute=True):
             write(t, kind, pick)
         now = Tournament.objects.get(pk=t.pk)
-        kept = event.event_view(now)  # from the last view, by the change log
-        assert plain(kept) == plain(event.build(now)), (kind, pick)
+        kept = event_module.event_view(now)  # from the last view, by the change log
+        assert plain(kept) == plain(event_module.build(now)), (kind, pick)
+
+
+def test_a_server_keeps_each_events_newest_view_while_older_versions_make_room(
+    db: Any, event: Any, playing_event: Any, monkeypatch: Any
+) -> None:
+    """Views of two events, many versions each, in a memo of VIEWS_KEPT: the older
+    versions go first, and each event's newest view (the next one's starting point)
+    stays; a kept version is never built again."""
+    monkeypatch.setattr(event_module, "_VIEWS", {})
+    built: list[tuple[int, int]] = []
+    real = event_module.build
+    monkeypatch.setattr(
+        event_module,
+        "build",
+        lambda t, last=None: built.append((t.pk, t.version)) or real(t, last),
+    )
+    for version in range(1, 3 * event_module.VIEWS_KEPT):
+        for t in (event, playing_event):
+            t.version = version
+            event_module.event_view(t)
+            event_module.event_view(t)
+        assert built[-2:] == [(event.pk, version), (playing_event.pk, version)]
+        assert len(built) == 2 * version  # each version built once
+        kept = event_module._VIEWS
+        assert len(kept) <= event_module.VIEWS_KEPT
+        for t in (event, playing_event):
+            assert (t.pk, t.created_at.timestamp(), version) in kept  # the newest stays

@@ -341,13 +341,13 @@ def test_after_the_versions_reads_a_players_pages_cost_one_query_each(
     client: Client, event: Any, django_assert_num_queries: Any
 ) -> None:
     """What stream.Hub has read in the background when it sees the version move
-    (pages.read_version): the first phone after a result then waits for nothing."""
+    (pages.event.event_view): the first phone after a result then waits for nothing."""
     from tournaments.models import Tournament
-    from tournaments.pages import public as pages
+    from tournaments.pages.event import event_view
 
     match = Match.objects.get(round__tournament=event, round__number=3, table=2)
     services.record_result(match=match, wins=(2, 1), draws=0)
-    pages.read_version(Tournament.objects.get(pk=event.pk))
+    event_view(Tournament.objects.get(pk=event.pk))
     name = event.players.get(external_id="p4").name
     for url, shows in (
         (f"/t/{event.slug}/players/p4/", 'data-result="win 2-1"'),
@@ -356,23 +356,3 @@ def test_after_the_versions_reads_a_players_pages_cost_one_query_each(
         with django_assert_num_queries(1):  # the tournament: its version
             response = _poll(client, url)
         assert response.status_code == 200 and shows in response.content.decode()
-
-
-def test_what_a_server_keeps_per_version_forgets_older_versions_first(
-    event: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Five reads per version (pages.read_version) in a memo of sixteen: the current
-    version's reads must all stay while older versions make room."""
-    from tournaments.pages import common
-
-    monkeypatch.setattr(common, "_VERSION_MEMO", {})
-    computed: list[tuple[int, str]] = []
-    for version in range(1, 10):
-        event.version = version
-        for name in ("players", "seating", "standings", "table", "round"):
-            common.per_version(event, name, lambda v=version, n=name: computed.append((v, n)))
-        computed.clear()
-        for name in ("players", "seating", "standings", "table", "round"):
-            common.per_version(event, name, lambda v=version, n=name: computed.append((v, n)))
-        assert computed == []  # all five still kept
-    assert len(common._VERSION_MEMO) <= common._VERSION_MEMO_SIZE

@@ -11,11 +11,10 @@ it, caches it, and decides when a phone's copy is still good:
   player per version just to learn that they did not change, and with a result every 2 s
   no poll ever meets the same version twice. So after each committed write the process
   that serves the event's streams (stream.Hub, which sees the version move) runs
-  `refresh` through `warm_soon`, which reads the event in a few bulk queries (after a
-  result only its match's seats), digests what each of those pages depends on (the
-  player's standing row, their matches and their opponents' matches; the rows shown
-  around them) and records, per player and page, the version at which that digest last
-  moved. A poll reads that version from the cache (no render, no
+  `refresh` through `warm_soon`, which takes the event's view of that version
+  (tournaments.pages.event), digests exactly what each of those pages shows (each page
+  declares it beside itself: pages.public.player_depends, near_depends) and records,
+  per player and page, the version at which that digest last moved. A poll reads that version from the cache (no render, no
   extra query): its ETag and its fragment's key. When the record cannot be trusted (no
   refresh ran for the current version and none is on its way, or the cache lost it), the
   page falls back to the tournament's version: more renders, never a stale page.
@@ -40,6 +39,7 @@ from django.template.loader import render_to_string
 from scoring import outlooks
 from tournaments.models import Entry, Tournament
 from tournaments.pages import public as pages
+from tournaments.pages.event import event_view
 
 log = logging.getLogger(__name__)
 RENDER_WAIT_SECONDS = 2.0
@@ -226,7 +226,7 @@ def digests(t: Tournament) -> dict[str, bytes]:
     `player:<id>` and `near:<id>` (pages.public.player_depends, near_depends: each
     beside its page, digesting exactly what it renders), and `own:<id>`, the player's
     own matches, which reach their phone at once (tournaments.stream)."""
-    view = pages.read_version(t)
+    view = event_view(t)
     out: dict[str, bytes] = {}
     for pid, me in view.players.items():
         if me.entry != Entry.ACCEPTED:
@@ -296,7 +296,7 @@ def warm_now(tournament_id: int, only: Iterable[str] = WARM_PARTS) -> None:
     if t is None:
         return
     if "pages" in parts:
-        pages.read_version(t)
+        event_view(t)  # read in the background, not by the first phone after a write
     if "fragments" in parts:
         for partial, query, build in _busiest(t):
             fragment_gz(t, partial, query, "", build)

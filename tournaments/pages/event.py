@@ -2,7 +2,8 @@
 
 `event_view(t)` is the only place the phones' pages read seats, players, standings, the
 current round and the "What do I need?" figures. It is built once per version in each
-process (`pages.common.per_version`), from the previous version's view when the change
+process (`event_view`: the threads asking meanwhile wait for it), from the newest view
+kept here when the change
 log (scoring.services.changes_since) says only results or figures changed since: then
 only the changed matches' seats are read again (a result every few seconds at 2,048
 players; reading every seat was 60 ms), else everything is read afresh. A view is never
@@ -14,10 +15,11 @@ from the same view (`player_inputs`, `near_inputs`); tournaments.live caches by 
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -30,7 +32,6 @@ from scoring.services import HoodSeat, Neighbourhood, changes_since
 from tournaments.domain import current_round, round_label
 from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import placings
-from tournaments.pages.common import per_version
 
 # --- every seat of the event ------------------------------------------------------
 
@@ -120,7 +121,7 @@ class Seating:
     """Every seat of an event as of one moment, indexed to build any player's
     `Neighbourhood` without a query: after each result hundreds of phones ask for their
     player's page, and two queries each (7-9 ms on PostgreSQL at 2,048 players, most of
-    the page) cost more than reading the whole event once (pages.common.per_version)."""
+    the page) cost more than reading the whole event once (`event_view`)."""
 
     rounds: list[tuple[int, int, int, bool, int | None]]
     seats_of: dict[int, tuple[HoodSeat, ...]]  # match id -> its seats by position
@@ -271,16 +272,7 @@ class CurrentRound:
     label: str
 
     def copy(self) -> Round:
-        import copy
-
         return copy.copy(self.round)
-
-
-@dataclass(frozen=True)
-class Figures:
-    """The stored "What do I need?" row of the current round (scoring.outlooks), or None."""
-
-    row: Outlook | None
 
 
 @dataclass(frozen=True)
@@ -293,7 +285,7 @@ class EventView:
     table: Table
     current: CurrentRound | None
     placings: tuple[dict[str, Any], ...]  # the top cut's final placings, once decided
-    figures: Figures
+    figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
 
     @cached_property
     def row_texts(self) -> tuple[str, ...]:
@@ -304,11 +296,6 @@ class EventView:
     def match_texts(self) -> dict[int, str]:
         """Each match's seats written out once, for the digests of the pages showing it."""
         return {m: repr(seats) for m, seats in self.seating.seats_of.items()}
-
-    @cached_property
-    def round_of(self) -> dict[int, tuple[int, bool]]:
-        """round id -> (number, playoff)."""
-        return {rid: (number, playoff) for rid, number, _ph, playoff, _w in self.seating.rounds}
 
 
 def _read_table(t: Tournament) -> Table:
@@ -334,26 +321,20 @@ def _read_current(t: Tournament) -> CurrentRound | None:
     return None if found is None else CurrentRound(found, round_label(found))
 
 
-def _read_figures(t: Tournament, current: CurrentRound | None) -> Figures:
+def _read_figures(t: Tournament, current: CurrentRound | None) -> Outlook | None:
     """The current round's figures: only a Swiss round of an event with a cut and a plan
     has any (scoring.outlooks.applies); no query otherwise."""
     if current is None or current.round.playoff or not (t.top_cut and t.planned_rounds):
-        return Figures(None)
+        return None
     row = Outlook.objects.filter(tournament=t, round_id=current.round.pk).first()
     outlooks.ensure(t, row)  # still computing: a run is on its way (scoring.outlooks)
-    return Figures(row)
+    return row
 
 
 def _read_placings(t: Tournament) -> tuple[dict[str, Any], ...]:
     if not t.top_cut or t.status not in (Status.TOP_CUT, Status.FINISHED):
         return ()
     return tuple(placings(t))
-
-
-# The last view made in this process, per event: the next version's starts from it.
-_LAST: dict[tuple[int, float], EventView] = {}
-_LAST_LOCK = threading.Lock()
-_LAST_SIZE = 16
 
 
 def build(t: Tournament, last: EventView | None = None) -> EventView:
@@ -363,11 +344,10 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
     if last is not None and last.version < t.version:
         changed = changes_since(t, last.version)
     if last is None or changed is None:
-        players = {p.external_id: p for p in Player.objects.filter(tournament=t)}
         current = _read_current(t)
         return EventView(
             version=t.version,
-            players=players,
+            players={p.external_id: p for p in Player.objects.filter(tournament=t)},
             seating=read_seating(t),
             table=_read_table(t),
             current=current,
@@ -375,19 +355,12 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
             figures=_read_figures(t, current),
         )
     if not changed:  # only the figures moved
-        return EventView(
-            version=t.version,
-            players=last.players,
-            seating=last.seating,
-            table=last.table,
-            current=last.current,
-            placings=last.placings,
-            figures=_read_figures(t, last.current),
-        )
+        return replace(last, version=t.version, figures=_read_figures(t, last.current))
+    # Results only: no player, and no seat but those of the changed matches, moved.
     current = _read_current(t)
-    return EventView(
+    return replace(
+        last,
         version=t.version,
-        players=last.players,  # a result changes no player
         seating=last.seating.updated(t, changed),
         table=_read_table(t),
         current=current,
@@ -396,26 +369,58 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
     )
 
 
+# The views made in this process, oldest first: a few events x a few versions (a view of
+# 8,192 players is a few MB). Older versions go first, so an event's newest view, which
+# the next version is built from, stays.
+_VIEWS: dict[tuple[int, float, int], EventView] = {}
+VIEWS_KEPT = 16
+# One build per version at a time: after a write a page server's threads all ask for the
+# new version at once, and each building it would multiply the work by the threads.
+_BUILDING: dict[tuple[int, float, int], threading.Lock] = {}
+_LOCK = threading.Lock()
+
+
 def event_view(t: Tournament) -> EventView:
-    """The view of `t` at `t.version`, built once per version in this process."""
+    """The view of `t` at `t.version`, built once per version in this process. Every
+    write moves the version (services.writing), so a version's view never changes; the
+    creation time guards against a deleted event's pk being reused."""
     event = (t.pk, t.created_at.timestamp())
+    key = (*event, t.version)
+    found = _VIEWS.get(key)
+    if found is not None:
+        return found
+    with _LOCK:
+        building = _BUILDING.setdefault(key, threading.Lock())
+    with building:
+        found = _VIEWS.get(key)  # built while this thread waited
+        if found is None:
+            found = build(t, _newest(event, below=t.version))
+            with _LOCK:
+                _VIEWS[key] = found
+                _evict()
+    with _LOCK:
+        _BUILDING.pop(key, None)
+    return found
 
-    def make() -> EventView:
-        with _LAST_LOCK:
-            last = _LAST.get(event)
-        view = build(t, last)
-        with _LAST_LOCK:
-            if event not in _LAST or _LAST[event].version < view.version:
-                _LAST.pop(event, None)
-                _LAST[event] = view  # the newest last: the oldest event goes first
-                while len(_LAST) > _LAST_SIZE:
-                    del _LAST[next(iter(_LAST))]
-        return view
 
-    return per_version(t, "view", make)
+def _evict() -> None:
+    """Down to VIEWS_KEPT, the oldest made first, but an event's newest view last."""
+    while len(_VIEWS) > VIEWS_KEPT:
+        newest: dict[tuple[int, float], int] = {}
+        for event_, version in ((k[:2], k[2]) for k in _VIEWS):
+            newest[event_] = max(newest.get(event_, version), version)
+        old = next((k for k in _VIEWS if k[2] < newest[k[:2]]), next(iter(_VIEWS)))
+        del _VIEWS[old]
+
+
+def _newest(event: tuple[int, float], *, below: int) -> EventView | None:
+    """The newest view of `event` kept here older than version `below`."""
+    with _LOCK:
+        older = [k for k in _VIEWS if k[:2] == event and k[2] < below]
+    return _VIEWS.get(max(older, key=lambda k: k[2])) if older else None
 
 
 def forget() -> None:
     """Forget every view kept here (tests that compare a kept view with a fresh read)."""
-    with _LAST_LOCK:
-        _LAST.clear()
+    with _LOCK:
+        _VIEWS.clear()

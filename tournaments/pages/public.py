@@ -102,13 +102,6 @@ def event_players(tournament: Tournament) -> dict[str, Player]:
     return event_view(tournament).players
 
 
-def read_version(tournament: Tournament) -> EventView:
-    """Build now the view every player's page and standings around a player read (about
-    50 ms at 2,048 players): stream.Hub has it done in the background as soon as it sees
-    the version move, so that the first phone after a result waits for nothing."""
-    return event_view(tournament)
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
@@ -429,7 +422,7 @@ def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
     if current is not None:
         round_ = current.round
         figures = outlooks.player_card(
-            t, round_, me.external_id, row=view.figures.row, version=view.version
+            t, round_, me.external_id, row=view.figures, version=view.version
         )
     return PlayerInputs(
         event=(t.slug, t.status, t.top_cut),
