@@ -69,11 +69,10 @@ from scoring.engine.outlook import (
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
 from scoring.services import FIGURES, event_record, record_change
+from tournaments.locking import lock_tournament
 from tournaments.models import Match, Player, Round, Status, Tournament
 
 log = logging.getLogger(__name__)
-# As long as a write waits for another write's lock (tournaments.services.writing).
-LOCK_TIMEOUT_SECONDS = 5
 # A process that claimed a version's run and died: another may claim it after this.
 CLAIM_SECONDS = 120
 
@@ -264,10 +263,7 @@ def _bump(tournament_id: int, *, figures_of: int) -> int | None:
     """Move the locked tournament's version for stored figures computed at `figures_of`:
     the version the figures are current for (the new one when no other write came since
     `figures_of`, else `figures_of`), or None when the event is gone."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
-    t = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    t = lock_tournament(tournament_id)
     if t is None:
         return None
     current = t.version == figures_of

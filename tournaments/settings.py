@@ -139,7 +139,7 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     # two result entries queue instead of failing half-way with "database is locked".
     _database["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
-        # Seconds a write waits for another write (services.writing.LOCK_TIMEOUT_SECONDS).
+        # Seconds a write waits for another write (tournaments.locking.LOCK_TIMEOUT_SECONDS).
         "timeout": 5,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }

@@ -32,6 +32,7 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 
 from tournaments.domain import current_round, own_side, report_open, round_label, stamp
+from tournaments.locking import limit_lock_wait
 from tournaments.models import (
     AuditAction,
     Match,
@@ -53,7 +54,6 @@ from tournaments.services.results import (
 from tournaments.services.writing import (
     BUSY,
     FINISHED,
-    LOCK_TIMEOUT_SECONDS,
     ServiceError,
     Write,
     is_busy,
@@ -99,8 +99,7 @@ def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False)
 def _shared(pk: int) -> Tournament:
     """The tournament row under FOR KEY SHARE (see the module's docstring)."""
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
+        limit_lock_wait()
         table = Tournament._meta.db_table
         rows = list(
             Tournament.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [pk])

@@ -26,18 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
 from django.db.models import F
 
 from scoring import outlooks
 from scoring.services import OTHER, recompute, record_change
+from tournaments.locking import lock_tournament
 from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
-# How long a write waits for another write to the same event before it gives up. Writes
-# take tens of milliseconds; a wait this long means something is stuck, and the organizer
-# should hear "busy" rather than watch a spinner. (SQLite: the connection's busy timeout
-# in settings plays this part, since it has no row locks.)
-LOCK_TIMEOUT_SECONDS = 5
 BUSY = "Another change to this event is still being saved: try again in a moment."
 
 
@@ -125,13 +121,10 @@ def lock(tournament: Tournament | int, *, reports_pass: bool = False) -> Tournam
     behind its standings recompute.
     """
     pk = tournament.pk if isinstance(tournament, Tournament) else tournament
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
-    try:
-        return Tournament.objects.select_for_update(no_key=reports_pass).get(pk=pk)
-    except Tournament.DoesNotExist:
-        raise ServiceError("That event no longer exists.") from None
+    locked = lock_tournament(pk, no_key=reports_pass)
+    if locked is None:
+        raise ServiceError("That event no longer exists.")
+    return locked
 
 
 FINISHED = "The tournament is finished: its owner can reopen it to change anything."

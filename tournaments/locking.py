@@ -1,0 +1,32 @@
+"""The tournament row lock every write to an event takes, and how long it waits for it.
+
+Below the services (tournaments.services.writing, .reports) and scoring.outlooks, which
+stores its figures as a write of its own: one definition of the lock for all of them.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from tournaments.models import Tournament
+
+# How long a write waits for another write to the same event before it gives up. Writes
+# take tens of milliseconds; a wait this long means something is stuck, and the organizer
+# should hear "busy" rather than watch a spinner. (SQLite: the connection's busy timeout
+# in settings plays this part, since it has no row locks.)
+LOCK_TIMEOUT_SECONDS = 5
+
+
+def limit_lock_wait() -> None:
+    """In this transaction, a row lock waited for longer than LOCK_TIMEOUT_SECONDS raises
+    (PostgreSQL; SQLite has its busy timeout)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_SECONDS}s'")
+
+
+def lock_tournament(pk: int, *, no_key: bool = False) -> Tournament | None:
+    """The tournament row, locked until the end of the transaction (FOR UPDATE, or FOR NO
+    KEY UPDATE with `no_key`); None when the event is gone."""
+    limit_lock_wait()
+    return Tournament.objects.select_for_update(no_key=no_key).filter(pk=pk).first()
