@@ -404,6 +404,8 @@ def test_a_hub_asks_once_per_version_for_what_its_open_pages_use(
 ) -> None:
     settings.LIVE_PREWARM = True
     t = playing_event
+    # A top cut and a plan: "What do I need?" applies, and is asked for too.
+    Tournament.objects.filter(pk=t.pk).update(top_cut=4, planned_rounds=5)
     base = live.record_base(t)
     hub.subscribe(base, (("player", "p1"),), Inbox())
     asked: list[tuple[str, int, str]] = hub.warmed  # type: ignore[attr-defined]
@@ -442,8 +444,7 @@ def test_without_a_record_kept_a_hub_asks_for_no_warm_up(
     hub.tick(now=0)
     written(playing_event)
     hub.tick(now=1)
-    # Only the outlook's figures, which are no warm-up: computed where the phones are.
-    assert {part for _base, _version, part in hub.warmed} <= {"outlook"}  # type: ignore[attr-defined]
+    assert hub.warmed == []  # type: ignore[attr-defined]  # and no figures without a cut
 
 
 def test_a_hub_follows_events_that_are_gone_without_failing(

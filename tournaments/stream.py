@@ -107,7 +107,7 @@ class _EventState:
     seen: object = None  # the version live.refresh last recorded
     version: int | None = None  # the tournament's, as the database says
     warmed: int | None = None  # the last version this hub asked live.warm_soon for
-    figures: int | None = None  # the last version it asked the outlook's figures for
+    figures: int | None = None  # the last version it asked "What do I need?" for
     shared_due: bool = False
     shared_at: float = 0.0
     fresh: list[Subscription] = field(default_factory=list)  # players' pages not looked at yet
@@ -194,8 +194,14 @@ class Hub:
         # them: one small query for every event followed here.
         versions = _versions([live.base_event(base) for base in by_event])
         for base, subs in by_event.items():
-            version = versions.get(live.base_event(base))
-            if version is not None:
+            found = versions.get(live.base_event(base))
+            if found is not None:
+                version, figures = found
+                if figures and version != states[base].figures:
+                    # "What do I need?" runs where the phones are served, never in the
+                    # writer's process (scoring.outlooks): one process of a pool per version.
+                    states[base].figures = version
+                    self.warm(base, version, "outlook")
                 self._tick_event(base, subs, tracked[base], fresh[base], states[base], version, now)
 
     def _tick_event(
@@ -209,11 +215,6 @@ class Hub:
         now: float,
     ) -> None:
         seen = cache.get(f"{base}:seen")
-        if version != state.figures:
-            # "What do I need?" runs where the phones are served, never in the writer's
-            # process (scoring.outlooks): one process of the pool per version.
-            state.figures = version
-            self.warm(base, version, "outlook")
         if settings.LIVE_PREWARM and version != state.warmed:
             state.warmed = version  # asked once per version; the claim picks one process
             # Only what this process's open pages use: what players' pages read once per
@@ -295,8 +296,13 @@ def _tell_now(sub: Subscription, pages: set[str], now: float) -> None:
     _tell(sub, sorted(pages))
 
 
-def _versions(pks: list[int]) -> dict[int, int]:
-    return dict(Tournament.objects.filter(pk__in=pks).values_list("pk", "version"))
+def _versions(pks: list[int]) -> dict[int, tuple[int, bool]]:
+    """Each event's version, and whether it may have "What do I need?" figures (a top cut
+    and a plan: scoring.outlooks.applies), in one query."""
+    rows = Tournament.objects.filter(pk__in=pks).values_list(
+        "pk", "version", "top_cut", "planned_rounds"
+    )
+    return {pk: (version, bool(cut and plan)) for pk, version, cut, plan in rows}
 
 
 def _watched(sub: Subscription) -> list[tuple[str, str]]:
