@@ -511,7 +511,6 @@ def _header(
         "cut": row.cut or t.top_cut,
         "rounds_after": row.rounds_after,
         "simulations": row.simulations,
-        "margin": f"{row.margin * 100:.1f}" if row.simulations else "",
         "model": row.model,
         "seed": row.seed,
         "computed_at": row.computed_at,

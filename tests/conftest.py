@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,21 @@ def _outlooks_in_the_foreground(settings: Any) -> None:
     settings.OUTLOOK_BACKGROUND = False
     settings.OUTLOOK_SIMULATIONS = 100
     settings.OUTLOOK_EVERY_SECONDS = 0
+
+
+@pytest.fixture
+def migrate() -> Iterator[Callable[[str], Any]]:
+    """Migrate the tournaments app to a migration (its models' state then is returned);
+    the database goes back to the latest migrations afterwards, whatever happened."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    def to(name: str) -> Any:
+        target = [("tournaments", name)]
+        executor = MigrationExecutor(connection)
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    yield to
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

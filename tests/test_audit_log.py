@@ -4,7 +4,7 @@ services, filtered by round and by player, a page at a time."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -622,24 +622,6 @@ def test_a_backup_carries_what_each_entry_is_about(two_rounds: Tournament, alice
     assert sentences(restored, player=str(dev.pk)) == sentences(
         two_rounds, player=str(Player.objects.get(tournament=two_rounds, name="Dev Rao").pk)
     )
-
-
-@pytest.fixture
-def migrate() -> Iterator[Callable[[str], Any]]:
-    """Migrate the tournaments app to a migration; the database goes back to the latest
-    migrations afterwards, whatever happened."""
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    def to(name: str) -> Any:
-        target = [("tournaments", name)]
-        executor = MigrationExecutor(connection)
-        executor.migrate(target)
-        return executor.loader.project_state(target).apps
-
-    yield to
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)

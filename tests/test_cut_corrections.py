@@ -4,7 +4,7 @@ keeps the cut, the choice is audited and remembered, and the public bracket says
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -488,24 +488,6 @@ def test_a_backup_from_before_the_columns_restores_the_decision_from_its_audit_t
     assert restored.cut_decision_changes == fresh(t).cut_decision_changes
     assert restored.cut_started_at is not None
     assert cut_check(restored) is None and cut_note(restored)["round"] == 4  # type: ignore[index]
-
-
-@pytest.fixture
-def migrate() -> Iterator[Callable[[str], Any]]:
-    """Migrate the tournaments app to a migration (its models' state then is returned);
-    the database goes back to the latest migrations afterwards, whatever happened."""
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    def to(name: str) -> Any:
-        target = [("tournaments", name)]
-        executor = MigrationExecutor(connection)
-        executor.migrate(target)
-        return executor.loader.project_state(target).apps
-
-    yield to
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
