@@ -12,7 +12,11 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -190,3 +194,39 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def serving(
+    command: list[str], *, port: int, env: dict[str, str], cwd: Path = PROJECT_ROOT
+) -> Iterator[str]:
+    """The app started by `command` on 127.0.0.1:`port`, once its /healthz answers 200
+    (within 30 s, or the server's exit, fails): its base URL; stopped afterwards."""
+    server = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                    assert response.status == 200 and response.read().startswith(b"ok")
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def gunicorn(port: int, workers: int) -> list[str]:
+    """The README's production command: uvicorn workers hold the event streams."""
+    return [
+        sys.executable, "-m", "gunicorn", "tournaments.asgi:application",
+        "--worker-class", "uvicorn_worker.UvicornWorker",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+    ]  # fmt: skip

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from tests.helpers import free_port, manage, production_env
+from tests.helpers import free_port, gunicorn, manage, production_env, serving
 
 # The machine's PostgreSQL server (trust auth); CI has it too.
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -78,24 +78,7 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
         result = manage(*step, env=env)
         assert result.returncode == 0, result.stderr
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.asgi:application",
-         "--worker-class", "uvicorn_worker.UvicornWorker",
-         "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                    assert response.status == 200 and response.read().startswith(b"ok")
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+    with serving(gunicorn(port, workers=2), port=port, env=env) as base:
         # Behind the TLS-terminating proxy: HSTS and secure cookies apply.
         request = urllib.request.Request(f"{base}/", headers={"X-Forwarded-Proto": "https"})
         with urllib.request.urlopen(request, timeout=5) as response:
@@ -117,9 +100,6 @@ def test_gunicorn_whitenoise_and_postgresql_serve_the_app(
         except urllib.error.HTTPError as exc:
             assert exc.code == 404
         every_stream_hears_of_a_write_from_elsewhere(base, fresh_postgres)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def every_stream_hears_of_a_write_from_elsewhere(base: str, database_url: str) -> None:
@@ -226,22 +206,7 @@ def test_the_production_image_steps_build_static_files_that_serve_with_debug_off
     )  # fmt: skip
     assert imported.returncode == 0, imported.stderr
     slug = imported.stdout.strip().splitlines()[-1]
-    server = subprocess.Popen(
-        ["sh", "-c", command], cwd=app, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                    assert response.status == 200
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.2)
+    with serving(["sh", "-c", command], port=port, env=env, cwd=app) as base:
         pages = ["/", "/accounts/login/", f"/t/{slug}/", f"/t/{slug}/standings/",
                  f"/t/{slug}/pairings/", f"/t/{slug}/players/p1/", f"/t/{slug}/bracket/",
                  f"/t/{slug}/projector/", f"/t/{slug}/qr.svg"]  # fmt: skip
@@ -256,9 +221,6 @@ def test_the_production_image_steps_build_static_files_that_serve_with_debug_off
         for static in statics:
             with urllib.request.urlopen(base + static, timeout=10) as response:
                 assert response.status == 200 and response.read(), static
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 @pytest.mark.parametrize(

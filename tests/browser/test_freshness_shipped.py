@@ -13,14 +13,13 @@ import json
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import PROJECT_ROOT
-from tests.helpers import free_port, manage, production_env
+from tests.helpers import free_port, gunicorn, manage, production_env, serving
 
 pytestmark = pytest.mark.browser
 
@@ -93,28 +92,8 @@ def shipped(tmp_path: Path) -> Any:
     slug = result.stdout.strip().splitlines()[-1]
     assert manage("pair", slug, env=env).returncode == 0
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.asgi:application",
-         "--worker-class", "uvicorn_worker.UvicornWorker",
-         "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=2):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                server.terminate()
-                raise
-            time.sleep(0.2)
-    try:
+    with serving(gunicorn(port, workers=1), port=port, env=env) as base:
         yield env, base, slug
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_every_players_own_result_reaches_their_open_page_within_5_seconds(
