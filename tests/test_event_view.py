@@ -36,6 +36,11 @@ def plain(view: event_module.EventView) -> tuple[Any, ...]:
         else (current.round.pk, current.round.number, current.label, current.round.playoff),
         view.placings,
         None if row is None else (row.pk, row.state, row.version, row.data),
+        # What the digests read, carried over from the last view where seats did not move.
+        view.row_texts,
+        view.match_texts,
+        view.player_matches,
+        view.player_texts,
     )
 
 
@@ -112,3 +117,23 @@ def test_a_server_keeps_each_events_newest_view_while_older_versions_make_room(
         assert len(kept) <= event_module.VIEWS_KEPT
         for t in (event, playing_event):
             assert (t.pk, t.created_at.timestamp(), version) in kept  # the newest stays
+
+
+def test_after_a_result_only_its_match_and_players_are_written_out_again(
+    playing_event: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    t = playing_event
+    event_module.forget()
+    last = event_module.event_view(Tournament.objects.get(pk=t.pk))
+    assert last.player_texts  # written out, as a refresh does
+    match = Match.objects.filter(round__tournament=t, reported=False, kind="played").first()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.record_result(match=match, wins=(2, 0))
+    now = Tournament.objects.get(pk=t.pk)
+    kept = event_module.event_view(now)
+    seated = set(match.seats.values_list("player_id", flat=True))
+    for m, text in kept.match_texts.items():
+        assert (text is last.match_texts[m]) == (m != match.pk)  # taken over, or new
+    for pk, text in kept.player_texts.items():
+        assert (text is last.player_texts[pk]) == (pk not in seated)
+    assert plain(kept) == plain(event_module.build(now))

@@ -297,6 +297,57 @@ class EventView:
         """Each match's seats written out once, for the digests of the pages showing it."""
         return {m: repr(seats) for m, seats in self.seating.seats_of.items()}
 
+    @cached_property
+    def player_matches(self) -> dict[int, tuple[int, ...]]:
+        """player pk -> their matches, in round and table order (as their page lists them)."""
+        order = self.seating.order.__getitem__
+        return {pk: tuple(sorted(ids, key=order)) for pk, ids in self.seating.matches_of.items()}
+
+    @cached_property
+    def player_texts(self) -> dict[int, str]:
+        """player pk -> the seats of their matches written out, in `player_matches` order:
+        what their page shows of their matches, for its digests."""
+        texts = self.match_texts
+        return {pk: "".join(texts[m] for m in ids) for pk, ids in self.player_matches.items()}
+
+
+# What a view writes out for the digests, derived only from its seating: a view built
+# from the last one after results takes it over, written out again for the changed
+# matches and their players only (after each result, at 2,048 players, all of it again
+# was a third of a phone server's refresh).
+_SEAT_TEXTS = ("match_texts", "player_matches", "player_texts")
+
+
+def _carried(view: EventView, last: EventView, changed: Iterable[int]) -> EventView:
+    """`view` with `last`'s written-out seats taken over where `changed` left them."""
+    done = last.__dict__  # cached_property keeps what it computed there
+    if not all(name in done for name in _SEAT_TEXTS):
+        return view
+    changed = set(changed)
+    seats_of = view.seating.seats_of
+    players = {
+        s.player_id
+        for m in changed
+        for s in (*seats_of.get(m, ()), *last.seating.seats_of.get(m, ()))
+    }
+    texts = {**done["match_texts"]}
+    for m in changed:
+        texts.pop(m, None)
+        if m in seats_of:
+            texts[m] = repr(seats_of[m])
+    order = view.seating.order.__getitem__
+    matches_of = view.seating.matches_of
+    player_matches = {**done["player_matches"]}
+    player_texts = {**done["player_texts"]}
+    for pk in players:
+        ids = tuple(sorted(matches_of.get(pk, ()), key=order))
+        player_matches[pk] = ids
+        player_texts[pk] = "".join(texts[m] for m in ids)
+    view.__dict__.update(
+        match_texts=texts, player_matches=player_matches, player_texts=player_texts
+    )
+    return view
+
 
 def _read_table(t: Tournament) -> Table:
     rows = list(
@@ -355,10 +406,13 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
             figures=_read_figures(t, current),
         )
     if not changed:  # only the figures moved
-        return replace(last, version=t.version, figures=_read_figures(t, last.current))
+        view = replace(last, version=t.version, figures=_read_figures(t, last.current))
+        if "row_texts" in last.__dict__:
+            view.__dict__["row_texts"] = last.__dict__["row_texts"]
+        return _carried(view, last, ())
     # Results only: no player, and no seat but those of the changed matches, moved.
     current = _read_current(t)
-    return replace(
+    view = replace(
         last,
         version=t.version,
         seating=last.seating.updated(t, changed),
@@ -367,6 +421,7 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
         placings=_read_placings(t),
         figures=_read_figures(t, current),
     )
+    return _carried(view, last, changed)
 
 
 # The views made in this process, oldest first: a few events x a few versions (a view of

@@ -413,8 +413,7 @@ class PlayerInputs(NamedTuple):
 
 
 def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
-    seating = view.seating
-    matches = tuple(sorted(seating.matches_of.get(me.pk, ()), key=seating.order.__getitem__))
+    matches = view.player_matches.get(me.pk, ())
     current = None if t.status == Status.FINISHED else view.current
     standing = view.table.of_player.get(me.pk)
     place = next((p["place"] for p in view.placings if p["id"] == me.external_id), None)
@@ -447,19 +446,16 @@ def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
 
 def player_depends(t: Tournament, view: EventView, me: Player) -> bytes:
     """The digest of what `player` shows `me`: its ETag moves when this does."""
-    inputs = player_inputs(t, view, me)
-    texts = view.match_texts
-    return _digest(repr(inputs) + "".join(texts[m] for m in inputs.matches))
+    inputs = player_inputs(t, view, me)  # its matches' seats: the view's player_texts
+    return _digest(repr(inputs) + view.player_texts.get(me.pk, ""))
 
 
 def own_depends(t: Tournament, view: EventView, me: Player) -> bytes:
     """The digest of the player's own matches and the round they play: what must reach
     their phone at once (tournaments.stream). Nothing tournament-wide: the round's first
     result must not send every phone of the hall asking at the same moment."""
-    seating = view.seating
-    matches = sorted(seating.matches_of.get(me.pk, ()))
     current = view.current.round.pk if view.current is not None else None
-    return _digest(repr((current, t.status)) + "".join(view.match_texts[m] for m in matches))
+    return _digest(repr((current, t.status)) + view.player_texts.get(me.pk, ""))
 
 
 def _own_hood(view: EventView, me: Player, matches: tuple[int, ...]) -> Neighbourhood:
