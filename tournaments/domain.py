@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -45,7 +44,7 @@ from tournaments.pairing.bracket import (
     bracket_of,
     seed_changes,
 )
-from tournaments.rules import SWISS_SYSTEMS, playoff_name
+from tournaments.rules import SWISS_SYSTEMS, SWISS_TIEBREAK_ORDER, ordinal, playoff_name
 
 # --- Rounds -------------------------------------------------------------------------------
 
@@ -204,16 +203,6 @@ def _bracket_entry(
 # --- A correction after the cut: do the seeds still match the standings? ------------------
 
 
-# The Swiss tiebreakers in the order they break ties after match points, under the keys
-# the stored standings use (shared/spec/scoring.md s.1: OMW%, then GW%, then OGW%; the
-# same for mtr, dci and melee). Used only to place players whose stored row a playoff
-# result has moved to the top (see _swiss_order). Belongs in tournaments/rules.py.
-SWISS_TIEBREAK_ORDER = ("omw", "gw", "ogw")
-
-# A result's audit summary names its round and table ("... round 4 table 12 ...").
-_ROUND = re.compile(r"\bround (\d+)", re.IGNORECASE)
-_TABLE = re.compile(r"\btable (\d+)", re.IGNORECASE)
-
 Row = tuple[str, str, Decimal, Any]  # external id, name, points, tiebreakers
 
 
@@ -332,21 +321,18 @@ def change_text(change: SeedChange, name: str, points: Decimal | None) -> str:
     """One change as the organizer reads it."""
     if change.kind == "in":
         pts = f"{_points_text(points)} points, " if points is not None else ""
-        return f"{name} ({pts}now {ordinal(change.place)}) would enter as seed {change.new_seed}"
+        return f"{name} ({pts}now {_placed(change.place)}) would enter as seed {change.new_seed}"
     if change.kind == "out":
         if change.place is None:
             return f"{name} (seed {change.seed}) is no longer ranked: out of the cut"
-        return f"{name} (seed {change.seed}) would now be {ordinal(change.place)}: out of the cut"
+        return f"{name} (seed {change.seed}) would now be {_placed(change.place)}: out of the cut"
     return (
-        f"{name} (seed {change.seed}) would now be {ordinal(change.place)}: seed {change.new_seed}"
+        f"{name} (seed {change.seed}) would now be {_placed(change.place)}: seed {change.new_seed}"
     )
 
 
-def ordinal(n: int | None) -> str:
-    if n is None:
-        return "unranked"
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+def _placed(n: int | None) -> str:
+    return "unranked" if n is None else ordinal(n)
 
 
 def _points_text(points: Decimal) -> str:
@@ -400,11 +386,8 @@ def _latest_correction(t: Tournament, seats: Iterable[tuple[Any, ...]]) -> dict[
     if t.cut_started_at is not None:
         results = results.filter(at__gt=t.cut_started_at)
     playoff_rounds = {number for number, *_ in seats}
-    for at, summary in results.order_by("-id").values_list("at", "summary")[:50]:
-        found = _ROUND.search(summary)
-        number = int(found.group(1)) if found else None
+    for at, number, table in results.order_by("-id").values_list("at", "round", "table")[:50]:
         if number in playoff_rounds:
             continue
-        table = _TABLE.search(summary)
-        return {"round": number, "table": int(table.group(1)) if table else None, "at": at}
+        return {"round": number, "table": table, "at": at}
     return None

@@ -28,6 +28,12 @@ TOP_CUT_CHOICES = (0, *TOP_CUT_SIZES)
 PLAYOFF_NAMES = {4: "Quarterfinals", 2: "Semifinals", 1: "Final"}
 
 
+# The Swiss tiebreakers in the order they break ties after match points, under the keys
+# the stored standings use (shared/spec/scoring.md s.1: OMW%, then GW%, then OGW%; the
+# same for mtr, dci and melee).
+SWISS_TIEBREAK_ORDER = ("omw", "gw", "ogw")
+
+
 def playoff_name(matches: int) -> str:
     return PLAYOFF_NAMES.get(matches, f"Round of {2 * matches}")
 
@@ -80,6 +86,13 @@ MAX_GAMES = 99
 
 
 # --- Result wording (one text for the organizer, the phones and the audit log) ----------
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st: places and seeds as written."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
 
 # shared/spec/interchange.md, match kinds.
 PLAYED, BYE, LOSS, DOUBLE_LOSS, GAME = "played", "bye", "loss", "double_loss", "game"

@@ -34,7 +34,7 @@ from django.urls import reverse
 
 from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Tournament
 from tournaments.parsing import ascii_int
-from tournaments.rules import playoff_name, score_text
+from tournaments.rules import ordinal, playoff_name, score_text
 
 PAGE_SIZE = 200  # a screenful to scan or search in the browser, small enough to stay fast
 # A name fragment that fits more players than this is too vague to filter by usefully (and
@@ -219,11 +219,6 @@ def _result(r: Record, ctx: Context) -> tuple[Part, ...]:
 GAME_SUMMARY = re.compile(r"^Round (\d+) table (\d+):")
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def _number(text: str | None) -> str | None:
     """A stored score as people write it: "40.0000" is 40, "41.5000" is 41.5."""
     if text is None:
@@ -239,7 +234,7 @@ def _places(state: Any, ctx: Context) -> tuple[Part, ...]:
         parts.append(", " if parts else "")
         parts.append(_person(ext, ctx))
         score = _number(state.get("scores", {}).get(ext))
-        parts.append(f" {_ordinal(int(place))}" + (f" ({score})" if score is not None else ""))
+        parts.append(f" {ordinal(int(place))}" + (f" ({score})" if score is not None else ""))
     for ext in state.get("absent", []):
         parts.extend((", " if parts else "", _person(ext, ctx), " absent"))
     return tuple(p for p in parts if p != "")

@@ -34,7 +34,13 @@ from tournaments.pages.common import (
 )
 from tournaments.pages.event import STANDINGS_COLUMNS, EventView, StoredStanding, event_view
 from tournaments.parsing import ascii_int
-from tournaments.rules import NOT_REPORTED, SWISS_SYSTEMS, result_from_side, result_text
+from tournaments.rules import (
+    NOT_REPORTED,
+    SWISS_SYSTEMS,
+    ordinal,
+    result_from_side,
+    result_text,
+)
 from tournaments.templatetags.tourney import PERCENT, SHORT_LABELS, tiebreak
 from tournaments.templatetags.tourney import points as format_points
 
@@ -547,7 +553,7 @@ def _card_standing(inputs: PlayerInputs) -> dict[str, Any]:
     bracket page shows), else their rank in the stored standings."""
     place, standing = inputs.place, inputs.standing
     return {
-        "place": _ordinal(place) if place else "",
+        "place": ordinal(place) if place else "",
         "champion": place == 1,
         "rank": standing.rank if standing is not None else None,
         "of": inputs.count if standing is not None else 0,
@@ -662,7 +668,7 @@ def _explain(
                     "round": term.round,
                     "kind": term.kind,
                     "table_size": term.table_size,
-                    "place": _ordinal(term.place),
+                    "place": ordinal(term.place) if term.place is not None else "",
                     "points": points(term.points),
                     "score": number(term.score),
                     "table_mean": number(term.table_mean),
@@ -681,13 +687,6 @@ def _explain(
         "totals": {key: tiebreak(edge(value), key) for key, value in found.totals.items()},
         "points": points(found.points),
     }
-
-
-def _ordinal(place: int | None) -> str:
-    if place is None:
-        return ""
-    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
-    return f"{place}{suffix}"
 
 
 def pairings_page(t: Tournament, params: Any) -> dict[str, Any]:
