@@ -15,7 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 from itertools import count
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -39,6 +39,7 @@ from scoring.engine.records import (
     Tiebreak,
 )
 from scoring.models import Standing, StandingsState
+from scoring.seats import HoodSeat, Neighbourhood, read_neighbourhood, read_seats
 from tournaments.models import Entry, Match, Player, Round, Seat, Tournament
 
 DECIMALS = 10  # shared/spec/interchange.md: tiebreakers rounded to 10 decimals
@@ -80,13 +81,21 @@ def scored(event: EventRecord) -> EventRecord:
 
 
 def _seats_by_match(seats: Any) -> dict[int, list[tuple[Any, ...]]]:
-    """Seat rows as _match_record reads them, grouped by match in seat order."""
+    """Seat rows as _match_record reads them, grouped by match in seat order. Only the
+    seats' own columns: the whole event's seats through scoring.seats (with their
+    matches and players joined) took 2.5 times longer at 8,192 players, and a pairing
+    reads them all."""
     grouped: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     for row in seats.order_by("match_id", "position").values_list(
         "match_id", "player_id", "games_won", "place", "score", "absent"
     ):
         grouped[row[0]].append(row)
     return grouped
+
+
+def _seat_row(seat: HoodSeat) -> tuple[Any, ...]:
+    """A seat read by scoring.seats as _match_record reads it."""
+    return (seat.match_id, seat.player_id, seat.games_won, seat.place, seat.score, seat.absent)
 
 
 def _match_record(
@@ -206,26 +215,20 @@ def _patched(snapshot: _Snapshot, changed: Iterable[int]) -> EventRecord | None:
     changed = list(changed)
     if any(pk not in snapshot.where for pk in changed):
         return None
-    # One read: each changed match's seats, its own fields riding along on every seat.
-    seats: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    fields: dict[int, tuple[str, bool, int]] = {}
-    for row in (
-        Seat.objects.filter(match_id__in=changed)
-        .order_by("match_id", "position")
-        .values_list(
-            "match_id", "player_id", "games_won", "place", "score", "absent",
-            "match__kind", "match__reported", "match__draws",
-        )
-    ):  # fmt: skip
-        seats[row[0]].append(row[:6])
-        fields[row[0]] = row[6:]
-    if set(fields) != set(changed):
+    # One read: each changed match's seats with the match's own fields, as the phones'
+    # view of the event reads them after a result (scoring.seats).
+    seats: dict[int, list[HoodSeat]] = defaultdict(list)
+    for seat in read_seats(matches=changed):
+        seats[seat.match_id].append(seat)
+    if set(seats) != set(changed):
         return None  # a match without seats: read the whole event
     rounds = list(snapshot.event.rounds)
-    for match_id, (kind, reported, draws) in fields.items():
+    for match_id, group in seats.items():
         i, j = snapshot.where[match_id]
         matches = list(rounds[i].matches)
-        matches[j] = _match_record(kind, reported, draws, seats[match_id], snapshot.ext)
+        first = group[0]
+        rows = [_seat_row(seat) for seat in group]
+        matches[j] = _match_record(first.kind, first.reported, first.draws, rows, snapshot.ext)
         rounds[i] = replace(rounds[i], matches=tuple(matches))
     return replace(snapshot.event, rounds=tuple(rounds))
 
@@ -618,51 +621,16 @@ def explanation(
     """How `player`'s stored tiebreakers came about (scoring.engine.explain), from the
     rows as they are now.
 
-    With `hood` (a Swiss player's neighbourhood, which the phones' pages take from the
-    event's view: tournaments.pages.event) only what the player's values depend on is
-    scored; without it, or for pod and league events (small, and their values reach
-    further: WRR), the whole event.
+    Swiss systems score only what the player's values depend on: their neighbourhood
+    (`hood`, which the phones' pages take from the event's view, tournaments.pages.event,
+    or read here in two queries). pod and league events are small, and their values
+    reach further (WRR): they are scored whole.
     """
-    if hood is not None and tournament.system in SWISS_SYSTEMS:
-        event = neighbourhood_record(tournament, hood)
+    if tournament.system in SWISS_SYSTEMS:
+        event = neighbourhood_record(tournament, hood or read_neighbourhood(tournament, player))
     else:
         event = event_record(tournament)
     return explain(event, player.external_id)
-
-
-class HoodSeat(NamedTuple):
-    """One seat of a match in a player's neighbourhood, with its match and player."""
-
-    match_id: int
-    round_id: int
-    kind: str
-    reported: bool
-    draws: int
-    table: int | None
-    player_id: int
-    position: int
-    games_won: int | None
-    place: int | None
-    score: Decimal | None
-    absent: bool
-    external_id: str
-    name: str
-    dropped_after_round: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Neighbourhood:
-    """What one player's page shows and their explanation depends on, in two queries.
-
-    `rounds`: every round as (id, number, phase, playoff, witness match id or None).
-    `seats`: every seat of the player's matches and of their opponents' matches, and of
-    each witness, ordered by round, table, match and position.
-    """
-
-    player_id: int
-    player: tuple[str, int | None]  # (external id, dropped after round)
-    rounds: list[tuple[int, int, int, bool, int | None]]
-    seats: list[HoodSeat]
 
 
 def neighbourhood_record(tournament: Tournament, hood: Neighbourhood) -> EventRecord:
@@ -686,7 +654,7 @@ def neighbourhood_record(tournament: Tournament, hood: Neighbourhood) -> EventRe
     by_round: dict[int, list[MatchRecord]] = {rid: [] for rid, *_rest in hood.rounds}
     for group in grouped.values():
         first = group[0]
-        rows = [(s.match_id, s.player_id, s.games_won, s.place, s.score, s.absent) for s in group]
+        rows = [_seat_row(seat) for seat in group]
         by_round[first.round_id].append(
             _match_record(first.kind, first.reported, first.draws, rows, ext)
         )

@@ -343,10 +343,11 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
     """Both events have a Day 2 cut, players who stopped early and a top 8; every `step`-th player is checked
     (all of the smaller one), each one against explain() on the whole event."""
     from scoring.engine.explain import explain
+    from scoring.seats import read_neighbourhood
     from scoring.services import event_record, explanation, neighbourhood_record
     from tests.conftest import load_shared
     from tournaments.models import Player
-    from tournaments.pages.event import neighbourhood, read_seating
+    from tournaments.pages.event import read_seating
 
     t = import_document(load_shared(f"data/real/{name}.json"))
     whole = event_record(t)
@@ -354,7 +355,7 @@ def test_the_restricted_loader_explains_exactly_like_the_whole_event_on_a_real_e
     players = list(Player.objects.filter(tournament=t).order_by("id"))[::step]
     frozen = 0
     for player in players:
-        hood = neighbourhood(t, player)
+        hood = read_neighbourhood(t, player)
         assert everyone.neighbourhood(player) == hood, player.external_id
         part = neighbourhood_record(t, hood)
         assert len(part.players) < len(whole.players)

@@ -20,100 +20,18 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from django.db import connection
-
 from scoring import outlooks
 from scoring.models import Outlook, Standing, StandingsState
-from scoring.services import HoodSeat, Neighbourhood, changes_since
+from scoring.seats import HoodSeat, Neighbourhood, RoundRow, read_rounds, read_seats
+from scoring.services import changes_since
 from tournaments.domain import current_round, round_label
-from tournaments.models import Match, MatchKind, Player, Round, Seat, Status, Tournament
+from tournaments.models import Player, Round, Status, Tournament
 from tournaments.pages.bracket import placings
 
 # --- every seat of the event ------------------------------------------------------
-
-_ROUNDS_SQL = (
-    # has_result: byes and no-opponent losses always, anything else once reported.
-    # The first such match of each round (a LIMIT 1 on the round's index, no scan).
-    "SELECT r.id, r.number, r.phase, r.playoff, (SELECT m.id FROM {match} m"
-    " WHERE m.round_id = r.id AND (m.reported OR m.kind IN (%s, %s)) LIMIT 1)"
-    " FROM {rnd} r WHERE r.tournament_id = %s ORDER BY r.number"
-)
-_SEAT_COLUMNS = (
-    "s.match_id, m.round_id, m.kind, m.reported, m.draws, m.{table},"
-    " s.player_id, s.position, s.games_won, s.place, s.score, s.absent,"
-    " p.external_id, p.name, p.dropped_after_round"
-)
-
-
-def _tables() -> tuple[str, str, str, str, str]:
-    q = connection.ops.quote_name
-    rnd, match, seat, person = (q(model._meta.db_table) for model in (Round, Match, Seat, Player))
-    return rnd, match, seat, person, q("table")
-
-
-def _rounds(cursor: Any, tournament: Tournament) -> list[tuple[int, int, int, bool, int | None]]:
-    rnd, match, *_rest = _tables()
-    cursor.execute(
-        _ROUNDS_SQL.format(match=match, rnd=rnd), [MatchKind.BYE, MatchKind.LOSS, tournament.pk]
-    )
-    return [
-        (rid, number, phase, bool(playoff), witness)
-        for rid, number, phase, playoff, witness in cursor.fetchall()
-    ]
-
-
-def _hood_seats(rows: Iterable[tuple[Any, ...]]) -> list[HoodSeat]:
-    return [
-        HoodSeat(
-            match_id, round_id, kind, bool(reported), draws, table, player_id, position,
-            games_won, place, _decimal(score), bool(absent), external_id, name, dropped,
-        )
-        for (
-            match_id, round_id, kind, reported, draws, table, player_id, position,
-            games_won, place, score, absent, external_id, name, dropped,
-        ) in rows
-    ]  # fmt: skip
-
-
-def neighbourhood(
-    tournament: Tournament, player: Player, seating: Seating | None = None
-) -> Neighbourhood:
-    """The player's neighbourhood (see `neighbourhood_record` for why it is enough).
-
-    From `seating` (every seat of the event, read once per version for all the phones'
-    pages) when given: no query at all. Otherwise two plain SQL queries (building these
-    through the ORM cost 3 ms against 0.9 ms).
-    """
-    if seating is not None:
-        return seating.neighbourhood(player)
-    rnd, match, seat, person, table = _tables()
-    with connection.cursor() as cursor:
-        rounds = _rounds(cursor, tournament)
-        witnesses = [row[4] for row in rounds if row[4] is not None]
-        also = f" OR s.match_id IN ({', '.join(['%s'] * len(witnesses))})" if witnesses else ""
-        cursor.execute(
-            f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-            f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-            f" JOIN {person} p ON p.id = s.player_id JOIN {rnd} r ON r.id = s.round_id"
-            # Every match of the player's opponents (the player's own among them).
-            f" WHERE s.match_id IN (SELECT w.match_id FROM {seat} w WHERE w.player_id IN"
-            f" (SELECT v.player_id FROM {seat} v WHERE v.match_id IN"
-            f" (SELECT u.match_id FROM {seat} u WHERE u.player_id = %s))){also}"
-            # Tables without a number last, on every database (SQLite sorts NULL first).
-            f" ORDER BY r.number, m.{table} IS NULL, m.{table}, s.match_id, s.position",
-            [player.pk, *witnesses],
-        )
-        seats = _hood_seats(cursor.fetchall())
-    return Neighbourhood(
-        player_id=player.pk,
-        player=(player.external_id, player.dropped_after_round),
-        rounds=rounds,
-        seats=seats,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +41,7 @@ class Seating:
     player's page, and two queries each (7-9 ms on PostgreSQL at 2,048 players, most of
     the page) cost more than reading the whole event once (`event_view`)."""
 
-    rounds: list[tuple[int, int, int, bool, int | None]]
+    rounds: list[RoundRow]
     seats_of: dict[int, tuple[HoodSeat, ...]]  # match id -> its seats by position
     matches_of: dict[int, tuple[int, ...]]  # player pk -> their match ids
     order: dict[int, tuple[int, bool, int, int]]  # match id -> the SQL's ORDER BY
@@ -154,23 +72,12 @@ class Seating:
         at 2,048 players x 10 rounds). The rounds are read again too: their witnesses
         move with the first result of a round."""
         wanted = sorted(set(match_ids))
-        _rnd, match, seat, person, table = _tables()
-        with connection.cursor() as cursor:
-            rounds = _rounds(cursor, tournament)
-            cursor.execute(
-                f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-                f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-                f" JOIN {person} p ON p.id = s.player_id"
-                f" WHERE s.match_id IN ({', '.join(['%s'] * len(wanted))})"
-                " ORDER BY s.match_id, s.position",
-                wanted,
-            )
-            seats = _hood_seats(cursor.fetchall())
-        return _seating(rounds, seats, base=self, replaced=wanted)
+        seats = read_seats(matches=wanted)
+        return _seating(read_rounds(tournament), seats, base=self, replaced=wanted)
 
 
 def _seating(
-    rounds: list[tuple[int, int, int, bool, int | None]],
+    rounds: list[RoundRow],
     seats: list[HoodSeat],
     *,
     base: Seating | None = None,
@@ -210,28 +117,7 @@ def _seating(
 
 def read_seating(tournament: Tournament) -> Seating:
     """Every seat of the event, in two queries (see `Seating`)."""
-    rnd, match, seat, person, table = _tables()
-    with connection.cursor() as cursor:
-        rounds = _rounds(cursor, tournament)
-        cursor.execute(
-            f"SELECT {_SEAT_COLUMNS.format(table=table)}"
-            f" FROM {seat} s JOIN {match} m ON m.id = s.match_id"
-            f" JOIN {person} p ON p.id = s.player_id JOIN {rnd} r ON r.id = s.round_id"
-            f" WHERE r.tournament_id = %s ORDER BY s.match_id, s.position",
-            [tournament.pk],
-        )
-        seats = _hood_seats(cursor.fetchall())
-    return _seating(rounds, seats)
-
-
-SCORE_PLACES = Decimal("0.0001")  # Seat.score: DecimalField(decimal_places=4)
-
-
-def _decimal(value: Any) -> Decimal | None:
-    """A raw score column as the ORM would give it (SQLite hands back int or float)."""
-    if value is None or isinstance(value, Decimal):
-        return value
-    return Decimal(str(value)).quantize(SCORE_PLACES)
+    return _seating(read_rounds(tournament), read_seats(tournament=tournament))
 
 
 # --- the view ----------------------------------------------------------------------

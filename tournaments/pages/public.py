@@ -22,7 +22,8 @@ from django.utils.safestring import mark_safe
 from scoring import outlooks
 from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
-from scoring.services import HoodSeat, Neighbourhood, edge, explanation, points_stored
+from scoring.seats import HoodSeat, Neighbourhood
+from scoring.services import edge, explanation, points_stored
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
 from tournaments.pages.common import (
