@@ -410,29 +410,7 @@ def test_every_certain_answer_holds_in_every_outcome_of_a_tiny_event() -> None:
     assert check_against_every_outcome(event, 4, outlook) == 256 * 8
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    seed=st.integers(0, 10**6),
-    players=st.integers(5, 10),
-    played=st.integers(1, 3),
-    entered=st.integers(0, 2),
-    drops=st.integers(0, 1),
-    cut=st.integers(1, 4),
-    system=st.sampled_from(["mtr", "dci", "melee"]),
-)
-def test_certain_answers_hold_in_every_outcome_of_generated_events(
-    seed: int, players: int, played: int, entered: int, drops: int, cut: int, system: str
-) -> None:
-    event = swiss_event(
-        random.Random(seed), players, played, entered=entered, drops=drops, system=system
-    )
-    outlook = compute_outlook(
-        event, rounds_after=0, cut=cut, rng=random.Random(seed), simulations=50
-    )
-    check_against_every_outcome(event, cut, outlook)
-
-
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=85, deadline=None)
 @given(
     seed=st.integers(0, 10**6),
     players=st.integers(4, 10),
@@ -456,7 +434,8 @@ def test_no_proven_claim_is_contradicted_by_any_results_of_the_other_tables(
     """Issue 23: "certain", "needs", a proven `chance_after` and `draw_puts_both_in` hold
     whatever the unfinished tables do, double losses included (the round screen accepts
     them: 0 match points to both), checked by brute force against compute_standings.
-    Events may hold double losses in earlier rounds and among the entered results too."""
+    Events with and without double losses in earlier rounds and among the entered
+    results (the case the generated-events test covered before it was folded in here)."""
     event = swiss_event(
         random.Random(seed),
         players,
