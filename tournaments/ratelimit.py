@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 import time
 
-from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+
+from tournaments import clientaddress
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +49,5 @@ def hit(key: str, *, limit: int, window_s: int) -> bool:
 
 
 def client_address(request: HttpRequest) -> str:
-    """The address a limit is counted per: REMOTE_ADDR, or behind the TLS proxy the last
-    address it appended to X-Forwarded-For (the same rule django-axes follows here)."""
-    if getattr(settings, "BEHIND_PROXY", False):
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        last = forwarded.split(",")[-1].strip()
-        if last:
-            return last[:64]
-    return str(request.META.get("REMOTE_ADDR", "unknown"))[:64]
+    """The address a limit is counted per (tournaments/clientaddress.py)."""
+    return clientaddress.of_request(request)

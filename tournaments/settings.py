@@ -224,6 +224,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024  # a 2,000-player event's backup
 BEHIND_PROXY = env_bool("BEHIND_PROXY", False)
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# How many proxies in front of the app append the client's address to X-Forwarded-For
+# (tournaments/clientaddress.py): the client is the entry the outermost one wrote. One
+# (the README's nginx) behind a proxy, none otherwise: the header is then never read.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 1 if BEHIND_PROXY else 0)
+if TRUSTED_PROXIES and not BEHIND_PROXY:
+    raise ImproperlyConfigured("TRUSTED_PROXIES is set without BEHIND_PROXY=1")
 
 # Login failures (django-axes, counters in the database, so every worker shares them):
 # five wrong passwords for one username from one address lock that pair for 15 minutes.
@@ -241,11 +247,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "tournaments.views.auth.locked_out"
 AXES_VERBOSE = False
-# The client's address: REMOTE_ADDR, or the proxy's X-Forwarded-For only behind it.
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if BEHIND_PROXY else ["REMOTE_ADDR"]
-)
-AXES_IPWARE_PROXY_COUNT = 1 if BEHIND_PROXY else None
+# The client's address by the one rule every limiter uses (TRUSTED_PROXIES above).
+AXES_CLIENT_IP_CALLABLE = "tournaments.clientaddress.for_axes"
 
 # Password reset needs mail; without a mail server it is not offered at all (the owner
 # hands out a new password instead).

@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from tournaments import clientaddress
 from tournaments.venue import DEMO_PASSWORD, DEMO_USERNAME
 
 LOCKED = "Too many failed logins. Wait 15 minutes, then try again (longer after repeated lockouts)."
@@ -38,7 +39,7 @@ def cool_off(request: HttpRequest | None = None) -> timedelta:
     from django.utils import timezone
 
     username = request.POST.get("username", "") if request.method == "POST" else ""
-    address = getattr(request, "axes_ip_address", None) or request.META.get("REMOTE_ADDR", "")
+    address = clientaddress.for_axes(request)
     lockouts = AccessFailureLog.objects.filter(
         username=username,
         ip_address=address,
