@@ -3,7 +3,8 @@
 Live pages' event streams (/t/<slug>/live/) are answered on the event loop by
 tournaments.stream, thousands per process; every other request runs Django as plain WSGI
 in a fixed pool of WEB_THREADS threads (a2wsgi), with its persistent database connections,
-exactly as under a threaded WSGI server. (Django's own ASGI handler would run each request
+exactly as under a threaded WSGI server. Request bodies are read on the event loop first
+(tournaments.guard), so no page thread waits on a slow client. (Django's own ASGI handler would run each request
 in a thread of its own and hop between threads at every sync middleware.)
 """
 
@@ -17,7 +18,12 @@ from django.core.wsgi import get_wsgi_application
 
 pages = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
+from tournaments.guard import guarded  # noqa: E402
 from tournaments.stream import asgi_streams  # noqa: E402  (needs the apps loaded)
 from tournaments.timing import server_timing  # noqa: E402
 
-application = asgi_streams(server_timing(pages), pages.executor)
+# Bodies are read whole on the event loop before a page thread sees the request (a slow
+# client holds a coroutine, never a thread): tournaments/guard.py.
+application = guarded(
+    asgi_streams(server_timing(pages), pages.executor), proxies=settings.TRUSTED_PROXIES
+)

@@ -33,6 +33,7 @@ streams cost a queue each, and the pages run as plain WSGI in a fixed pool of th
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import math
@@ -57,7 +58,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.http.request import split_domain_port, validate_host
 
-from tournaments import live
+from tournaments import clientaddress, live
 from tournaments.live import TRACKED, page_version_key, record_base
 from tournaments.models import Tournament
 
@@ -401,8 +402,74 @@ def event_base(slug: str) -> str | None:
     return None if t is None else record_base(t)
 
 
-def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
+# Open files a process keeps for everything but streams: its database and cache
+# connections, the pages' own connections, static files, logs.
+RESERVED_FILES = 512
+
+
+def stream_limit(files: int) -> int:
+    """The streams a process holds at most, given its open-file limit (issue 24 item 6):
+    one client's 2,000 streams under the usual 1,024 once made every page, /healthz too,
+    answer 500. Past it a new stream is refused and the page polls (static/js/live.js),
+    so the pages keep their files."""
+    return max(files - RESERVED_FILES, 0)
+
+
+def open_files_limit() -> int:
+    """The process's open-file limit, raised to the hard limit first: the usual soft limit
+    of 1,024 is a default, not a decision (the README says how to raise the hard one)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+@dataclass
+class StreamCount:
+    """Streams open in this process, in all and per client address."""
+
+    limit: int
+    per_address: int
+    proxies: int = 0
+    total: int = 0
+    by_address: collections.Counter[str] = field(default_factory=collections.Counter)
+
+    def admit(self, address: str) -> bool:
+        if self.total >= self.limit or self.by_address[address] >= self.per_address:
+            return False
+        self.total += 1
+        self.by_address[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.total -= 1
+        self.by_address[address] -= 1
+        if not self.by_address[address]:
+            del self.by_address[address]
+
+
+# Refused streams come back after this (live.js reopens a closed stream after a while).
+REFUSED_RETRY_SECONDS = 60
+
+
+def asgi_streams(
+    pages_app: ASGIApp, executor: Any = None, counts: StreamCount | None = None
+) -> ASGIApp:
     """An ASGI app answering /t/<slug>/live/ itself and passing everything else on."""
+    if counts is None:
+        counts = StreamCount(
+            limit=min(settings.STREAMS_PER_PROCESS, stream_limit(open_files_limit())),
+            per_address=settings.STREAMS_PER_ADDRESS,
+            proxies=settings.TRUSTED_PROXIES,
+        )
+    app_counts = counts
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         match = STREAM_PATH.fullmatch(scope.get("path", "")) if scope["type"] == "http" else None
@@ -424,38 +491,62 @@ def asgi_streams(pages_app: ASGIApp, executor: Any = None) -> ASGIApp:
         if base is None:
             await pages_app(scope, receive, send)  # Django's 404 page
             return
-        params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(k.lower().encode(), v.encode()) for k, v in STREAM_HEADERS.items()],
-            }
-        )
-        if scope["method"] == "HEAD":
-            await send({"type": "http.response.body", "body": b""})
+        address = clientaddress.of_scope(scope, proxies=app_counts.proxies)
+        if not app_counts.admit(address):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 503,
+                    "headers": [
+                        (b"content-type", b"text/plain; charset=utf-8"),
+                        (b"cache-control", b"no-store"),
+                        (b"retry-after", str(REFUSED_RETRY_SECONDS).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": STREAM_REFUSED.encode()})
             return
-        body = aevents(base, *following(params), STREAM_SECONDS)
-
-        async def relay() -> None:
-            async for chunk in body:
-                await send(
-                    {"type": "http.response.body", "body": chunk.encode(), "more_body": True}
-                )
-
-        async def gone() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-
-        relaying, watching = asyncio.ensure_future(relay()), asyncio.ensure_future(gone())
         try:
-            await asyncio.wait({relaying, watching}, return_when=asyncio.FIRST_COMPLETED)
+            await _stream(scope, receive, send, base)
         finally:
-            for task in (relaying, watching):
-                task.cancel()
-            await asyncio.gather(relaying, watching, return_exceptions=True)
-            await body.aclose()
-        if relaying.done() and not relaying.cancelled() and relaying.exception() is None:
-            await send({"type": "http.response.body", "body": b""})
+            app_counts.release(address)
 
+    app.counts = app_counts  # type: ignore[attr-defined]  # for tests and /healthz
     return app
+
+
+STREAM_REFUSED = "Too many live streams: this page refreshes every few seconds instead.\n"
+
+
+async def _stream(scope: Scope, receive: Receive, send: Send, base: str) -> None:
+    params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(k.lower().encode(), v.encode()) for k, v in STREAM_HEADERS.items()],
+        }
+    )
+    if scope["method"] == "HEAD":
+        await send({"type": "http.response.body", "body": b""})
+        return
+    body = aevents(base, *following(params), STREAM_SECONDS)
+
+    async def relay() -> None:
+        async for chunk in body:
+            await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
+
+    async def gone() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    relaying, watching = asyncio.ensure_future(relay()), asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait({relaying, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (relaying, watching):
+            task.cancel()
+        await asyncio.gather(relaying, watching, return_exceptions=True)
+        await body.aclose()
+    if relaying.done() and not relaying.cancelled() and relaying.exception() is None:
+        await send({"type": "http.response.body", "body": b""})

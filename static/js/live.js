@@ -71,6 +71,7 @@
   // proxy that cuts it) the page polls every data-poll seconds instead, and once every
   // SAFETY_MS in any case, should a change ever go untold.
   var SAFETY_MS = 120000;
+  var REOPEN_MS = 60000;
   // A section whose refetch is under way swaps itself out (outerHTML) when it ends, and
   // htmx drops a trigger that arrives meanwhile with the old element: it is kept here,
   // by the section's id, and sent to the new element once the swap has settled, so a
@@ -113,21 +114,28 @@
       last = Date.now();
       document.querySelectorAll("[data-live]").forEach(refetch);
     }
-    if (window.EventSource) {
+    // On a reconnection: whatever changed while the stream was down. A page that named
+    // its version (?at=) is told by the stream itself if it moved before it opened.
+    var opened = false, named = /[?&]at=/.test(first.dataset.live);
+    function stream() {
       var source = new EventSource(first.dataset.live);
-      // On a reconnection: whatever changed while the stream was down. A page that named
-      // its version (?at=) is told by the stream itself if it moved before it opened.
-      var opened = false, named = /[?&]at=/.test(first.dataset.live);
       source.onopen = function () {
         open = true;
         if (opened || !named) refresh();
         opened = true;
       };
-      source.onerror = function () { open = false; };
+      source.onerror = function () {
+        open = false;
+        // A refused stream (a server over its limit answers 503: tournaments/stream.py)
+        // is closed for good by EventSource: the page polls, and tries again in a minute
+        // or two, spread so that refused phones do not all return at once.
+        if (source.readyState === 2) setTimeout(stream, REOPEN_MS * (1 + Math.random()));
+      };
       ["player", "near", "shared"].forEach(function (name) {
         source.addEventListener(name, refresh);
       });
     }
+    if (window.EventSource) stream();
     setInterval(function () {
       var since = Date.now() - last;
       if ((!open && since >= pollMs) || since >= SAFETY_MS) refresh();
