@@ -319,3 +319,25 @@ def test_compose_gives_the_app_room_for_thousands_of_streams() -> None:
     compose = (PROJECT_ROOT / "docker-compose.yml").read_text()
     web = compose[compose.index("  web:") :]
     assert re.search(r"ulimits:\s+nofile:\s+soft: 65536\s+hard: 65536", web)
+
+
+def test_the_shipped_server_refuses_one_clients_extra_streams_and_keeps_answering_pages(
+    shipped_site: tuple[dict[str, str], str],
+) -> None:
+    env, slug = shipped_site
+    env = {**env, "STREAMS_PER_ADDRESS": "40"}
+    port = free_port()
+    with serving(gunicorn(port, workers=1), port=port, env=env) as base:
+        held, statuses = [], []
+        try:
+            for _ in range(60):
+                s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                s.sendall(f"GET /t/{slug}/live/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+                statuses.append(s.recv(64).split(b" ")[1])
+                held.append(s)
+            assert statuses.count(b"200") == 40 and statuses.count(b"503") == 20
+            assert _answers_within(base, "/healthz", 2.0) < 2.0
+            assert _answers_within(base, f"/t/{slug}/", 2.0) < 2.0
+        finally:
+            for s in held:
+                s.close()
