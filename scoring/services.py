@@ -19,6 +19,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.utils import timezone
 
 from scoring.engine import compute_standings
 from scoring.engine.explain import Explanation, explain
@@ -288,9 +289,11 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     if changed_matches is not None:
         record_change(tournament, list(changed_matches))
     if not incremental or missed or previous.after_round != standings.after_round:  # type: ignore[union-attr]
-        StandingsState.objects.update_or_create(
-            tournament=tournament, defaults={"after_round": standings.after_round}
-        )
+        # One UPDATE (update_or_create reads first, inside a savepoint: three more
+        # queries on the result entry's path); the row exists after the first recompute.
+        state = {"after_round": standings.after_round, "computed_at": timezone.now()}
+        if not StandingsState.objects.filter(tournament=tournament).update(**state):
+            StandingsState.objects.create(tournament=tournament, **state)
     snapshot.after_round = standings.after_round
 
     def remember() -> None:
