@@ -54,7 +54,8 @@ if not SECRET_KEY and VENUE:
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off (on a laptop at a venue: make venue)"
+            "SECRET_KEY must be set when DEBUG is off (on a laptop at a venue: make venue;"
+            " on a development install: DEBUG=1, as make run sets it)"
         )
     # Only ever reached with DEBUG=1 (make run, tests): never a production key.
     SECRET_KEY = "insecure-development-key-only-for-debug"

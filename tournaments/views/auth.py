@@ -23,7 +23,8 @@ LOCKED = "Too many failed logins. Wait 15 minutes, then try again (longer after 
 DEMO_ONLY_LOCAL = (
     f"The demo account ({DEMO_USERNAME} / {DEMO_PASSWORD}) works only on the laptop that"
     " runs the server: log in there, at {login_url}, or here with an organizer account of"
-    " your own (python manage.py createsuperuser)."
+    " your own (made on that laptop with VENUE=1 python manage.py create_organizer NAME"
+    " --admin, as the venue mode prints)."
 )
 BASE_COOL_OFF = timedelta(minutes=15)
 LONGEST_COOL_OFF = timedelta(hours=24)

@@ -190,12 +190,23 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """400, plainly. Django's own 400 view re-runs the CSRF check, which reads the body
-    again: a body it cannot decode (a form sent as UTF-16) then failed twice, as a 500."""
+    """400, plainly, saying which problem it was. Django's own 400 view re-runs the CSRF
+    check, which reads the body again: a body it cannot decode (a form sent as UTF-16)
+    then failed twice, as a 500."""
+    from django.core.exceptions import DisallowedHost
+    from django.template.loader import render_to_string
+
+    if isinstance(exception, DisallowedHost):
+        reason = (
+            "This server does not answer to the address used to reach it (its host name"
+            " is not in ALLOWED_HOSTS). Open the address the organizer gave."
+        )
+    else:
+        reason = "The request could not be read. Forms are sent as UTF-8."
     return HttpResponse(
-        "Bad request: the request could not be read. Forms are sent as UTF-8.\n",
+        render_to_string("400.html", {"reason": reason}),
         status=400,
-        content_type="text/plain; charset=utf-8",
+        content_type="text/html; charset=utf-8",
     )
 
 

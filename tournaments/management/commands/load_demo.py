@@ -53,7 +53,7 @@ class Command(BaseCommand):
             name=DEMO_NAME,
             system="mtr",
             best_of=3,
-            planned_rounds=4,
+            planned_rounds=5,  # rules.suggested_swiss_rounds(16) with a top 8
             top_cut=8,
             seed=2026,
             owner=owner,

@@ -73,7 +73,8 @@ class Command(BaseCommand):
         if not venue.port_is_free(bind, port):
             raise CommandError(
                 f"Port {port} is already in use (is `make run` or another server still"
-                " running?): stop it, or pass --port 8001."
+                " running?): stop it, or use another port: --port 8001 (with make:"
+                ' make venue VENUE_ARGS="--port 8001").'
             )
         self._announce(address, port, local_only)
         env = venue.server_environment(os.environ, address=address, port=port, debug=settings.DEBUG)
@@ -120,7 +121,18 @@ class Command(BaseCommand):
         out = self.stdout.write
         out(f"Venue mode: gunicorn on {where}, port {port} ({mode}).")
         out("")
-        out(self.style.SUCCESS(f"Phones: {phones}/"))
+        if local_only:
+            # The server listens on the loopback only: an address printed for phones
+            # would be one no phone can open.
+            out(
+                self.style.WARNING(
+                    f"Phones: none: --address {address} serves this laptop only. For phones,"
+                    " leave --address out (the Wi-Fi address is found) or give the"
+                    " laptop's network address."
+                )
+            )
+        else:
+            out(self.style.SUCCESS(f"Phones: {phones}/"))
         events = list(Tournament.objects.exclude(status=Status.FINISHED)[:EVENTS_LISTED])
         for t in events:
             out(f"  {t.name}: {phones}{reverse('event_home', args=[t.slug])}")
