@@ -51,7 +51,7 @@ def test_the_private_page_shows_the_player_their_event_status_and_link_qr(
     assert "Keep this on your phone" in body and f"/p/{token}/qr.svg" in body
     assert f"/p/{token}/check-in/" in body  # check-in is used and round 1 not paired
     assert response["Cache-Control"] == "private, no-store"
-    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Referrer-Policy"] == "strict-origin"
 
 
 def test_the_private_page_over_htmx_answers_with_its_card(

@@ -343,3 +343,28 @@ class AuditPlayer(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["external_id"], name="audit_player_external_id")]
+
+
+class AccountOrigin(models.Model):
+    """An account an event's owner created on the staff screen (services.staff): for whom.
+
+    Whoever holds a set-password link holds the account, so besides site admins only this
+    owner may make one for it (services.staff.renew_set_password_link). Accounts without
+    a row (create_organizer's, the admin's) get new links from a site admin only.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="account_origin",
+    )
+    # The event's owner, even when a site admin clicked for them: the account is theirs to
+    # hand out. None once that owner's account is deleted: site admins only, then.
+    created_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tournament = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)

@@ -48,10 +48,11 @@ UNKNOWN_LINK = (
 
 
 def private_headers(response: HttpResponse) -> HttpResponse:
-    """What every answer whose path holds a token carries: no copy kept, no Referer
-    sent on, and no line in Django's request log (a 4xx would log its path)."""
+    """What every answer whose path holds a token carries: no copy kept, a Referer of
+    the site's origin only (settings.SECURE_REFERRER_POLICY), and no line in Django's
+    request log (a 4xx would log its path)."""
     response["Cache-Control"] = "private, no-store"
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "strict-origin"
     response._has_been_logged = True  # type: ignore[attr-defined]
     return response
 

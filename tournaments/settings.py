@@ -258,6 +258,13 @@ AXES_VERBOSE = False
 # The client's address by the one rule every limiter uses (TRUSTED_PROXIES above).
 AXES_CLIENT_IP_CALLABLE = "tournaments.clientaddress.for_axes"
 
+# A page's address never leaves it: the Referer is the site's origin alone, to other sites
+# and to this one (whose proxy logs Referers), as a private link's path holds its token.
+# Not `no-referrer`: a form posted from such a page (before htmx loads, or without
+# JavaScript) would then carry `Origin: null`, which Django's CSRF check refuses over
+# HTTPS. strict-origin sends the origin on HTTPS, nothing on a downgrade to HTTP.
+SECURE_REFERRER_POLICY = "strict-origin"
+
 # Password reset needs mail; without a mail server it is not offered at all (the owner
 # hands out a new password instead).
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
@@ -279,9 +286,38 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+# No private link's token in any log line (tournaments/logfilters.py). The loggers that
+# write a refused request's path mask it at the source, so that Django's own handlers
+# (runserver's request lines, mail to ADMINS) get it masked too; the root's handler masks
+# whatever any other logger sends it. django.server is Django's default with the filter.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"mask_tokens": {"()": "tournaments.logfilters.MaskTokens"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["mask_tokens"]},
+        "django.server": {
+            "level": "INFO",
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+        },
+    },
+    "loggers": {
+        "django.request": {"filters": ["mask_tokens"]},
+        "django.security.csrf": {"filters": ["mask_tokens"]},
+        "django.server": {
+            "handlers": ["django.server"],
+            "level": "INFO",
+            "propagate": False,
+            "filters": ["mask_tokens"],
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

@@ -14,10 +14,11 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from tournaments.models import AuditAction, Tournament
+from tournaments.models import AccountOrigin, AuditAction, Tournament
 from tournaments.services.writing import ServiceError, writing
 
 OWNER_ONLY = "Only the event's owner creates staff accounts and their links."
+ASK_ADMIN = "ask a site admin for its set-password link."
 
 
 class UsernameTaken(ServiceError):
@@ -87,6 +88,7 @@ def create_staff_account(*, tournament: Tournament, username: str, by: Any = Non
         except UsernameTaken as exc:
             raise UsernameTaken(f"{exc} To make them staff, add them by username above.") from None
         t.staff.add(user)
+        AccountOrigin.objects.create(user=user, created_for_id=t.owner_id, tournament=t)
         w.touched()
         w.audit(AuditAction.STAFF, f"Staff account created: {user.get_username()}",
                 after=user.get_username())  # fmt: skip
@@ -105,23 +107,59 @@ def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = N
         name = user.get_username()
         if user.has_usable_password():
             raise ServiceError(f"{name} has set a password already: they log in with it.")
-        # Whoever holds the link holds the account: an owner may hand out links only for
-        # accounts that work at no one else's event, or one owner could take over a
-        # helper another owner created before the helper had set a password.
-        elsewhere = (
-            user.is_staff
-            or user.is_superuser
-            or user.owned_tournaments.exists()
-            or user.staffed_tournaments.exclude(owner_id=t.owner_id).exists()
-        )
-        if elsewhere and not getattr(by, "is_superuser", False):
-            raise ServiceError(
-                f"{name} also works at other organizers' events: ask a site admin for the link."
-            )
+        if not (by is None or getattr(by, "is_superuser", False)):
+            refusal = _why_the_owner_may_not_renew(t, user)
+            if refusal:
+                raise ServiceError(refusal)
         # The token hashes the stored password: a fresh unusable one voids the old links.
         user.set_unusable_password()
         user.save(update_fields=["password"])
         w.audit(AuditAction.STAFF, f"New set-password link for {name}", after=name)
+    return user
+
+
+def _why_the_owner_may_not_renew(t: Tournament, user: Any) -> str | None:
+    """Whoever holds a set-password link holds the account: adding someone's username to
+    one's staff must not let an owner take over an account that has not set its password
+    yet (an organizer's from create_organizer, another owner's helper). An owner renews
+    the link of an account created for them on their staff screen, never used, and
+    working at no other organizer's event; None when that is so."""
+    name = user.get_username()
+    origin = AccountOrigin.objects.filter(user=user).first()
+    if origin is None or origin.created_for_id is None or origin.created_for_id != t.owner_id:
+        return f"{name}'s account was not created on your staff screen: {ASK_ADMIN}"
+    if user.last_login is not None:
+        return f"{name} has logged in before: {ASK_ADMIN}"
+    if (
+        user.is_staff
+        or user.is_superuser
+        or user.owned_tournaments.exists()
+        or user.staffed_tournaments.exclude(owner_id=t.owner_id).exists()
+    ):
+        return f"{name} also works at other organizers' events: {ASK_ADMIN}"
+    return None
+
+
+def renew_account_link(*, username: str) -> Any:
+    """The command line's (a site admin's) new set-password link for any account that has
+    not set its password, e.g. an organizer whose create_organizer link expired; earlier
+    links stop working. The caller prints `set_password_path(user)`."""
+    model = get_user_model()
+    with transaction.atomic():
+        user = (
+            model.objects.select_for_update()
+            .filter(**{model.USERNAME_FIELD: username.strip()})
+            .first()
+        )
+        if user is None:
+            raise ServiceError(f"There is no user called {username.strip()!r}.")
+        if user.has_usable_password():
+            raise ServiceError(
+                f"{user.get_username()} has set a password already: to replace it, "
+                "use manage.py changepassword."
+            )
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
     return user
 
 

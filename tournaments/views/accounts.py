@@ -21,6 +21,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 from django.views.decorators.cache import never_cache
@@ -67,7 +68,12 @@ def _staff_screen(request: HttpRequest, t: Tournament, status: int, **extra: Any
         **extra,
     }
     template = T + "_staff.html" if request.htmx else T + "staff.html"
-    return render(request, template, context, status=status)
+    response = render(request, template, context, status=status)
+    if "new_link" in extra:
+        # Whoever holds the link holds the account: no copy in the browser's cache or
+        # history's saved pages, nor in any cache between.
+        add_never_cache_headers(response)
+    return response
 
 
 def _link_context(request: HttpRequest, user: Any) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """A player's private page (issue 14): /p/<token>/, their private link.
 
 The token is the only key: no account, no password. Because it sits in the URL, every
-answer here is `Cache-Control: private, no-store` (no shared or browser copy), sends no
-Referer on (`Referrer-Policy: no-referrer`), is rendered per request (never through the
-live fragment cache, which is keyed for everyone) and is kept out of Django's request
-log (a refused check-in would log its path, token and all, as a warning).
+answer here is `Cache-Control: private, no-store` (no shared or browser copy), sends the
+site's origin alone as its Referer (`Referrer-Policy: strict-origin`), is rendered per
+request (never through the live fragment cache, which is keyed for everyone) and is kept
+out of Django's request log (a refused check-in would log its path, token and all, as a
+warning; tournaments/logfilters.py masks the token in what Django logs before the view).
 """
 
 from __future__ import annotations

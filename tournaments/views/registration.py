@@ -144,9 +144,9 @@ def _screen(
     template = M + ("_registration.html" if request.htmx else "registration.html")
     response = render(request, template, context, status=status)
     if "new_link" in extra:
-        # The page holds a private link: no copy kept anywhere, no referrer sent on.
+        # The page holds a private link: no copy kept anywhere, a Referer of the origin only.
         response["Cache-Control"] = "private, no-store"
-        response["Referrer-Policy"] = "no-referrer"
+        response["Referrer-Policy"] = "strict-origin"
     return response
 
 
