@@ -165,6 +165,30 @@ def _check_stamp(match: Match, seats: list[Seat], report: Report | None, seen: s
         raise StalePage(STALE)
 
 
+def _agrees(
+    match: Match,
+    seats: list[Seat],
+    existing: Report | None,
+    player: Player,
+    result: tuple[int, int, int],
+) -> bool:
+    """The result (seat order) is what the opponent reported, or what is already in.
+
+    Then a page that no longer shows the match as it is still asked for what the match
+    now holds: both players reporting the same result at once is agreement, and the
+    second report confirms the first instead of being told its page is stale (issue 24
+    item 11). A different result from a stale page is still refused.
+    """
+    if match.reported:
+        return _current_result(match, seats) == result
+    return (
+        existing is not None
+        and existing.reporter_id != player.pk
+        and existing.state == ReportState.REPORTED
+        and (existing.wins_a, existing.wins_b, existing.draws) == result
+    )
+
+
 def _where(match: Match) -> str:
     """ "Table 12, round 4" (a playoff round by its name: "Table 1, Final")."""
     if match.round.playoff:
@@ -261,8 +285,9 @@ def _report(
     """report(), in `w`: a report's block, or a confirmation's when it confirms."""
     found, seats, me = _open_match(w, player, match)
     existing: Report | None = getattr(found, "report", None)
-    _check_stamp(found, seats, existing, seen)
     wins = own_side((wins_mine, wins_theirs), me)  # seat order (own_side is symmetric)
+    if not _agrees(found, seats, existing, player, (*wins, draws)):
+        _check_stamp(found, seats, existing, seen)
     problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
     if problem:
         raise ServiceError(problem)
