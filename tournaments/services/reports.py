@@ -31,7 +31,14 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
-from tournaments.domain import current_round, own_side, report_open, round_label, stamp
+from tournaments.domain import (
+    current_round,
+    cut_drop,
+    own_side,
+    report_open,
+    round_label,
+    stamp,
+)
 from tournaments.locking import limit_lock_wait
 from tournaments.models import (
     AuditAction,
@@ -45,6 +52,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.rules import check_two_player_result, score_text
+from tournaments.services.playoff import concede, cut_facts
 from tournaments.services.results import (
     MatchNotFound,
     _seated_match,
@@ -261,7 +269,8 @@ def report(
 
     The opponent reporting the same result confirms it; a different one disputes it.
     `seen`: the stamp of the page the player reported from (domain.stamp); a
-    page that no longer shows the match as it is gets StalePage.
+    page that no longer shows the match as it is gets StalePage, unless the report
+    agrees with what the match now holds (`_agrees`).
     """
     facts = (player, match, wins_mine, wins_theirs, draws, seen)
     try:
@@ -456,7 +465,8 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
 
 def self_drop(*, player: Player) -> Player:
     """The player drops after the round being played (their own request, from their
-    private page). Dropping twice changes nothing; the organizer can re-admit them."""
+    private page). Dropping twice changes nothing; the organizer can re-admit them.
+    During the top cut it concedes their playoff match (services.playoff)."""
     with _player_writing(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
@@ -465,6 +475,7 @@ def self_drop(*, player: Player) -> Player:
             return found
         playing = current_round(w.tournament)
         number = playing.number if playing is not None else 0
+        cut = cut_drop(w.tournament, found)
         found.dropped_after_round, found.dropped_by_player = number, True
         found.save(update_fields=["dropped_after_round", "dropped_by_player"])
         w.changed()  # who is dropped decides the next pairing and the standings' notes
@@ -472,9 +483,10 @@ def self_drop(*, player: Player) -> Player:
         w.audit(
             AuditAction.DROP,
             f"{found.name} dropped after round {number} (own request)",
-            after={"dropped_after_round": number, "by_player": True},
+            after={"dropped_after_round": number, "by_player": True, **cut_facts(cut)},
             round=number or None,
             players=[found],
         )
+        concede(w, found, cut)
     player.dropped_after_round, player.dropped_by_player = number, True
     return found
