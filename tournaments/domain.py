@@ -14,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q
 
 from scoring.engine.ranking import draw_key
 from scoring.models import Standing
@@ -198,6 +199,115 @@ def _bracket_entry(
     if reported and (high_games or 0) != (low_games or 0):
         winner = high if (high_games or 0) > (low_games or 0) else low
     return high, low, winner
+
+
+# --- A drop during the top cut -------------------------------------------------------------
+
+
+def match_name(matches: int) -> str:
+    """One match of a playoff round of `matches` matches: "quarterfinal", "final"."""
+    name = playoff_name(matches)
+    return (name.removesuffix("s") if name.endswith("finals") else name).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class CutDrop:
+    """What dropping a player still alive in the top cut does (issue 24 item 4).
+
+    `now`: they concede `match_id`, their playoff match without a result yet: `opponent`
+    wins it `score`. Otherwise they won their match of the round being played, and the
+    drop takes effect at the next round (`stage`): the opponent they would meet there
+    (`opponent`, None until that is decided) advances by a walkover. Never paired to play
+    again either way: services.playoff enters the walkover as the round is paired.
+    """
+
+    now: bool
+    stage: str  # the match conceded, or the next one: "quarterfinal", "semifinal", "final"
+    opponent: str | None
+    score: str  # the walkover, its winner first: "2-0" in a best of 3
+    match_id: int | None = None
+
+    def sentence(self, name: str | None = None) -> str:
+        """What the drop does, said to the player (`name` None) or about them."""
+        who, own = ("You", "your") if name is None else (name, "the")
+        if self.now:
+            verb = "concede" if name is None else "concedes"
+            return (
+                f"{who} {verb} {own} {self.stage} against {self.opponent}: "
+                f"{self.opponent} wins it {self.score}."
+            )
+        there = self.opponent or f"{'your' if name is None else 'their'} opponent there"
+        return f"{who} will not play {own} {self.stage}: {there} advances without playing."
+
+
+def walkover_score(best_of: int) -> tuple[int, int]:
+    """A conceded match's games, its winner first: the games that win a best of N."""
+    return best_of // 2 + 1, 0
+
+
+def cut_drop(t: Tournament, player: Player) -> CutDrop | None:
+    """What dropping `player` now does to the top cut; None when nothing (no top cut
+    running, the player is not or no longer in it, already dropped, or won the final)."""
+    if player.dropped_after_round is not None:
+        return None
+    return cut_drops(t).get(player.pk)
+
+
+def cut_drops(t: Tournament) -> dict[int, CutDrop]:
+    """cut_drop for every player still in the top cut and not dropped, by player pk
+    (those a drop does nothing to are left out). Two queries during a top cut, none
+    otherwise."""
+    if t.status != Status.TOP_CUT:
+        return {}
+    seats = Seat.objects.select_related("player").order_by("position")
+    matches = list(  # the last playoff round, in bracket order as played_bracket reads it
+        Match.objects.filter(
+            round=t.rounds.filter(playoff=True).order_by("-number").values("pk")[:1]
+        )
+        .order_by("table", "id")
+        .prefetch_related(Prefetch("seats", queryset=seats, to_attr="seat_list"))
+    )
+    won, lost = walkover_score(t.best_of)
+    score = f"{won}-{lost}"
+    drops: dict[int, CutDrop] = {}
+    for k, match in enumerate(matches):
+        seated = _seated_in(match)
+        if len(seated) != 2:
+            continue  # not a bracket this app pairs (an imported oddity)
+        for mine, theirs in (seated, seated[::-1]):
+            if mine.player.dropped_after_round is not None:
+                continue
+            if not match.reported:
+                drops[mine.player_id] = CutDrop(
+                    True, match_name(len(matches)), theirs.player.name, score, match.pk
+                )
+            elif len(matches) > 1 and _seat_winner(match) == mine.player_id:
+                # Won this round's match: the drop takes effect at the next one.
+                pair = matches[k ^ 1] if k ^ 1 < len(matches) else None
+                winner = _seat_winner(pair) if pair is not None else None
+                opponent = next(
+                    (s.player.name for s in _seated_in(pair) if s.player_id == winner), None
+                )
+                drops[mine.player_id] = CutDrop(
+                    False, match_name(len(matches) // 2), opponent, score
+                )
+    return drops
+
+
+def _seated_in(match: Match | None) -> list[Seat]:
+    """A match's seats as prefetched into `seat_list` (none for no match)."""
+    return match.seat_list if match is not None else []  # type: ignore[attr-defined]
+
+
+def _seat_winner(match: Match) -> int | None:
+    """Who won a two-seat match with a result (a player pk; its `seat_list` read)."""
+    seats = _seated_in(match)
+    if len(seats) != 2 or not match.reported:
+        return None
+    a, b = (s.games_won or 0 for s in seats)
+    if a == b:
+        return None
+    return seats[0].player_id if a > b else seats[1].player_id
 
 
 # --- A correction after the cut: do the seeds still match the standings? ------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q
 
+from tournaments.domain import cut_drops
 from tournaments.models import (
     Entry,
     Match,
@@ -312,6 +313,9 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         **clock_panel(t),
     }
     ctx["players"] = players
+    drops = cut_drops(t)  # the drop button says what a drop during the top cut concedes
+    for p in players:
+        p.cut_drop = drops[p.pk].sentence(p.name) if p.pk in drops else ""  # type: ignore[attr-defined]
     # Players never paired may be removed outright (entered twice by mistake).
     ctx["paired_ids"] = set(
         Seat.objects.filter(round__tournament=t).values_list("player_id", flat=True).distinct()

@@ -11,7 +11,14 @@ from typing import Any
 
 from django.utils import timezone
 
-from tournaments.domain import current_round, own_side, report_open, round_label, stamp
+from tournaments.domain import (
+    current_round,
+    cut_drop,
+    own_side,
+    report_open,
+    round_label,
+    stamp,
+)
 from tournaments.models import MatchKind, Player, Report, ReportState, Round, Seat
 from tournaments.rules import score_text
 
@@ -141,6 +148,7 @@ def drop_panel(player: Player) -> dict[str, Any]:
         "by_player": player.dropped_by_player,
         "after_round": number,
         "when": f"after round {number}" if number else "before round 1",
+        "cut": cut_drop(t, player),  # what a drop during the top cut concedes
     }
 
 

@@ -8,7 +8,9 @@ from typing import Any
 from django.db.models import Max
 from django.utils import timezone
 
+from tournaments.domain import cut_drop
 from tournaments.models import AuditAction, Player
+from tournaments.services.playoff import concede, cut_facts
 from tournaments.services.writing import ServiceError, writing
 
 MAX_NAME = 200  # Player.name's max_length
@@ -109,8 +111,14 @@ def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
 
 
 def drop_player(*, player: Player, by: Any = None) -> Player:
+    """The organizer drops a player after the last round paired. During the top cut it
+    concedes their playoff match (services.playoff)."""
     with writing(player.tournament_id, by=by) as w:
         last = w.tournament.rounds.aggregate(n=Max("number"))["n"] or 0
+        # The row as it is under the lock: a player already dropped concedes nothing again.
+        stored = Player.objects.filter(pk=player.pk).values_list("dropped_after_round", flat=True)
+        player.dropped_after_round = stored.first()
+        cut = cut_drop(w.tournament, player)
         player.dropped_after_round = last
         player.dropped_by_player = False
         Player.objects.filter(pk=player.pk).update(
@@ -120,10 +128,11 @@ def drop_player(*, player: Player, by: Any = None) -> Player:
         w.audit(
             AuditAction.DROP,
             f"{player.name} dropped after round {last}",
-            after={"dropped_after_round": last},
+            after={"dropped_after_round": last, **cut_facts(cut)},
             round=last or None,
             players=[player],
         )
+        concede(w, player, cut)
     return player
 
 

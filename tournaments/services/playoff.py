@@ -2,6 +2,16 @@
 
 The bracket itself (who meets whom, seeds, placings) is tournaments/pairing/bracket.py;
 this module reads and writes the rows around it.
+
+A drop during the top cut (issue 24 item 4; the player's own or the organizer's) concedes
+the player's playoff match without a result: their opponent wins it by the games that win
+the match (2-0 in a best of 3), entered through results.enter_result like any result, so
+the standings and the bracket follow and the audit log has it. When their match already
+has a result and they won it, the drop takes effect at the next round: the player they
+would meet there wins that match by a walkover entered as the round is paired, so a
+dropped player never has a match to play. The walkover keeps the dropped player's seat
+(and so their place among that round's losers in the final placings and the standings):
+without it, they would stay "alive" in the bracket, placed with its winner.
 """
 
 from __future__ import annotations
@@ -11,13 +21,30 @@ from typing import Any
 from django.utils import timezone
 
 from scoring.models import Standing
-from tournaments.domain import current_round, missing_results, played_bracket
-from tournaments.models import AuditAction, Round, Status, Tournament
+from tournaments.domain import (
+    CutDrop,
+    current_round,
+    match_name,
+    missing_results,
+    played_bracket,
+    walkover_score,
+)
+from tournaments.models import (
+    AuditAction,
+    Match,
+    Player,
+    ReportState,
+    Round,
+    Seat,
+    Status,
+    Tournament,
+)
 from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
 from tournaments.services.corrections import DECISION_FIELDS, forget_decision
+from tournaments.services.results import _seated_match, enter_result
 from tournaments.services.seating import create_round
-from tournaments.services.writing import ServiceError, writing
+from tournaments.services.writing import ServiceError, Write, writing
 
 
 def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = None) -> Round:
@@ -77,7 +104,62 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
         p.external_id: p for p in t.players.filter(external_id__in=[m.winner for m in previous])
     }
     tables = [[players[m.high], players[m.low]] for m in next_round(previous)]
+    for pair in tables:
+        if all(p.dropped_after_round is not None for p in pair):
+            a, b = (p.name for p in pair)
+            raise ServiceError(
+                f"{a} and {b}, who would meet in the {match_name(len(tables))}, both dropped: "
+                "re-admit one of them to pair the next round."
+            )
     return create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
+
+
+def enter_walkovers(w: Write, round_: Round) -> None:
+    """The round just paired: a match against a player who dropped during the cut is won
+    by their opponent (see the module's docstring)."""
+    dropped = list(
+        Seat.objects.filter(round=round_, player__dropped_after_round__isnull=False)
+        .order_by("match__table")
+        .values_list("match_id", "player_id")
+    )
+    for match_id, player_id in dropped:
+        match, seats = _seated_match(match_id, w.tournament)
+        _walkover(w, match, seats, loser=player_id)
+
+
+def concede(w: Write, player: Player, drop: CutDrop | None) -> None:
+    """`player`'s drop during the top cut (`drop`: domain.cut_drop, read before the drop
+    was saved) concedes their playoff match without a result, now, in `w`."""
+    if drop is not None and drop.now:
+        assert drop.match_id is not None
+        match, seats = _seated_match(drop.match_id, w.tournament)
+        _walkover(w, match, seats, loser=player.pk)
+
+
+def cut_facts(drop: CutDrop | None) -> dict[str, Any]:
+    """What the drop's audit entry keeps of its effect on the top cut ({} outside it)."""
+    if drop is None:
+        return {}
+    return {
+        "top_cut": {
+            "concedes": drop.now,
+            "match": drop.stage,
+            "opponent": drop.opponent,
+            "score": drop.score,
+        }
+    }
+
+
+def _walkover(w: Write, match: Match, seats: list[Seat], *, loser: int) -> None:
+    won, lost = walkover_score(w.tournament.best_of)
+    wins = [lost if s.player_id == loser else won for s in seats]
+    if enter_result(w, match, seats, wins=wins):
+        # As the organizer's entry does (results.record_result): an open report on the
+        # match can no longer be confirmed into another result.
+        report = getattr(match, "report", None)
+        if report is not None and report.state != ReportState.OVERRIDDEN:
+            report.state = ReportState.OVERRIDDEN
+            report.save(update_fields=["state", "updated_at"])
 
 
 def final_decided(t: Tournament) -> bool:

@@ -31,7 +31,14 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
-from tournaments.domain import current_round, own_side, report_open, round_label, stamp
+from tournaments.domain import (
+    current_round,
+    cut_drop,
+    own_side,
+    report_open,
+    round_label,
+    stamp,
+)
 from tournaments.locking import limit_lock_wait
 from tournaments.models import (
     AuditAction,
@@ -45,6 +52,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.rules import check_two_player_result, score_text
+from tournaments.services.playoff import concede, cut_facts
 from tournaments.services.results import (
     MatchNotFound,
     _seated_match,
@@ -165,6 +173,30 @@ def _check_stamp(match: Match, seats: list[Seat], report: Report | None, seen: s
         raise StalePage(STALE)
 
 
+def _agrees(
+    match: Match,
+    seats: list[Seat],
+    existing: Report | None,
+    player: Player,
+    result: tuple[int, int, int],
+) -> bool:
+    """The result (seat order) is what the opponent reported, or what is already in.
+
+    Then a page that no longer shows the match as it is still asked for what the match
+    now holds: both players reporting the same result at once is agreement, and the
+    second report confirms the first instead of being told its page is stale (issue 24
+    item 11). A different result from a stale page is still refused.
+    """
+    if match.reported:
+        return _current_result(match, seats) == result
+    return (
+        existing is not None
+        and existing.reporter_id != player.pk
+        and existing.state == ReportState.REPORTED
+        and (existing.wins_a, existing.wins_b, existing.draws) == result
+    )
+
+
 def _where(match: Match) -> str:
     """ "Table 12, round 4" (a playoff round by its name: "Table 1, Final")."""
     if match.round.playoff:
@@ -237,7 +269,8 @@ def report(
 
     The opponent reporting the same result confirms it; a different one disputes it.
     `seen`: the stamp of the page the player reported from (domain.stamp); a
-    page that no longer shows the match as it is gets StalePage.
+    page that no longer shows the match as it is gets StalePage, unless the report
+    agrees with what the match now holds (`_agrees`).
     """
     facts = (player, match, wins_mine, wins_theirs, draws, seen)
     try:
@@ -261,8 +294,9 @@ def _report(
     """report(), in `w`: a report's block, or a confirmation's when it confirms."""
     found, seats, me = _open_match(w, player, match)
     existing: Report | None = getattr(found, "report", None)
-    _check_stamp(found, seats, existing, seen)
     wins = own_side((wins_mine, wins_theirs), me)  # seat order (own_side is symmetric)
+    if not _agrees(found, seats, existing, player, (*wins, draws)):
+        _check_stamp(found, seats, existing, seen)
     problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
     if problem:
         raise ServiceError(problem)
@@ -431,7 +465,8 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
 
 def self_drop(*, player: Player) -> Player:
     """The player drops after the round being played (their own request, from their
-    private page). Dropping twice changes nothing; the organizer can re-admit them."""
+    private page). Dropping twice changes nothing; the organizer can re-admit them.
+    During the top cut it concedes their playoff match (services.playoff)."""
     with _player_writing(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
@@ -440,6 +475,7 @@ def self_drop(*, player: Player) -> Player:
             return found
         playing = current_round(w.tournament)
         number = playing.number if playing is not None else 0
+        cut = cut_drop(w.tournament, found)
         found.dropped_after_round, found.dropped_by_player = number, True
         found.save(update_fields=["dropped_after_round", "dropped_by_player"])
         w.changed()  # who is dropped decides the next pairing and the standings' notes
@@ -447,9 +483,10 @@ def self_drop(*, player: Player) -> Player:
         w.audit(
             AuditAction.DROP,
             f"{found.name} dropped after round {number} (own request)",
-            after={"dropped_after_round": number, "by_player": True},
+            after={"dropped_after_round": number, "by_player": True, **cut_facts(cut)},
             round=number or None,
             players=[found],
         )
+        concede(w, found, cut)
     player.dropped_after_round, player.dropped_by_player = number, True
     return found

@@ -21,7 +21,7 @@ from tournaments.models import (
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
-from tournaments.services.playoff import pair_playoff_round
+from tournaments.services.playoff import enter_walkovers, pair_playoff_round
 from tournaments.services.seating import active_players, create_round, round_rng
 from tournaments.services.writing import ServiceError, writing
 
@@ -98,6 +98,8 @@ def pair_next_round(
             after={"round": round_.number, "matches": round_.matches.count()},
             round=round_.number,
         )
+        if round_.playoff:
+            enter_walkovers(w, round_)
     return round_
 
 
