@@ -29,17 +29,20 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from django.core.cache import cache
 from django.db import connection
+from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
 
 from scoring import outlooks
 from tournaments.models import Entry, Tournament
 from tournaments.pages import public as pages
 from tournaments.pages.event import event_view
+from tournaments.parsing import ascii_int
 
 log = logging.getLogger(__name__)
 RENDER_WAIT_SECONDS = 2.0
@@ -57,6 +60,115 @@ TRACKED = ("player", "near")  # the per-player pages whose versions `refresh` re
 # (one process does them per version); "pages" is each process's own memory.
 WARM_PARTS = ("pages", "record", "fragments")
 POOL_PARTS = ("record", "fragments")
+
+
+# --- the query a key holds: what the page reads, and nothing else (issue 24 item 1) ----
+#
+# A key (and an ETag) holding the whole query string let anyone store a full page per
+# `?junk=N`. Each page declares the parameters it reads; the key holds those alone,
+# normalised, and a request with anything else is sent to the canonical URL
+# (tournaments.views.public.live_page, views.api.json_endpoint) before any render, so
+# that a shared cache keyed by the URL keeps only canonical ones too.
+
+# Longer than any name (Player.name): a search this long can only find nobody.
+MAX_SEARCH = 200
+MAX_PLAYER_ID = 100  # Player.external_id
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query parameter a page reads. `normal` gives its value as keys hold it ("" leaves
+    it out) or raises Http404 for one the page refuses. `keyed=False`: read by the
+    browser only (projector.js), never part of a key. `own`: free text whose every value
+    is its own page: such a response is rendered for its request, never stored, here or
+    by a shared cache (a key it entered would be a key anyone could multiply)."""
+
+    name: str
+    normal: Callable[[str], str]
+    keyed: bool = True
+    own: bool = False
+
+
+@dataclass(frozen=True)
+class Query:
+    """A request's declared parameters, normalised. `text` is what keys, ETags and the
+    fragments' own refetch URLs hold; `url` what the canonical URL carries; `exact`
+    whether the request's query string already is that URL's (in any order)."""
+
+    values: dict[str, str]
+    text: str
+    url: str
+    exact: bool
+    stored: bool  # the app may keep its render: no free text in `text`
+    shared: bool  # a shared cache may keep the response: no free text in the URL
+
+    def get(self, name: str) -> str:
+        return self.values.get(name, "")
+
+
+def _encode(pairs: list[tuple[str, str]]) -> str:
+    # As the templates' `|urlencode` writes a value (quote, "/" kept), so that the URLs
+    # the pages link to (`?me={{ me|urlencode }}`) are canonical as they are.
+    return "&".join(f"{quote(k, safe='')}={quote(v, safe='/')}" for k, v in pairs)
+
+
+def read_query(params: QueryDict, raw: str, declared: Iterable[Param]) -> Query:
+    """The declared parameters of a request (`params`: its GET, `raw`: its query string),
+    normalised in declared order; a repeated one counts once, by its first value, as a
+    proxy reading `$arg_<name>` would. Raises Http404 for a value the page refuses."""
+    declared = tuple(declared)
+    pairs: list[tuple[str, str]] = []
+    for param in declared:
+        given = params.getlist(param.name)
+        value = param.normal(given[0]) if given else ""
+        if value:
+            pairs.append((param.name, value))
+    by_name = {p.name: p for p in declared}
+    keyed = [(k, v) for k, v in pairs if by_name[k].keyed]
+    url = _encode(pairs)
+    # Order is free (the templates write `?round=2&by=name` and `?by=name&round=2`),
+    # anything else is not: the raw query must be the canonical one's parts, as written.
+    exact = sorted(raw.split("&")) == sorted(url.split("&")) if raw else not url
+    own = {k for k, _v in pairs if by_name[k].own}
+    return Query(
+        values=dict(pairs),
+        text=_encode(keyed),
+        url=url,
+        exact=exact,
+        stored=not any(k in own for k, _v in keyed),
+        shared=not own,
+    )
+
+
+def round_number(value: str) -> str:
+    """A round as the URL gives it: ASCII digits ("007" is "7"); "" for the current."""
+    if not value:
+        return ""
+    number = ascii_int(value)
+    if number is None:
+        raise Http404(f"No round {value!r}: give the round as a number.")
+    return str(number)
+
+
+def player_ref(value: str) -> str:
+    """A player's id (`?me=`): looked up by the page, which answers 404 for no player."""
+    if len(value) > MAX_PLAYER_ID or "\x00" in value:
+        raise Http404("No such player")
+    return value
+
+
+def search(value: str) -> str:
+    """Free text (`?q=`): trimmed as the page reads it, no longer than any name."""
+    return value.strip()[:MAX_SEARCH].strip()
+
+
+def choice(*allowed: str) -> Callable[[str], str]:
+    """One of `allowed`, or left out (the page's default) for anything else."""
+    return lambda value: value if value in allowed else ""
+
+
+def as_given(value: str) -> str:
+    return value
 
 
 def fragment_key(

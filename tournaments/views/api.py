@@ -25,7 +25,7 @@ from tournaments import live
 from tournaments.models import Entry, Player, Round, Tournament
 from tournaments.pages import exports
 from tournaments.pages.public import round_of
-from tournaments.parsing import ascii_int
+from tournaments.views.public import canonical_redirect, plain_path
 
 View = Callable[..., HttpResponse]
 
@@ -50,17 +50,25 @@ def _error(status: int, message: str) -> HttpResponse:
 
 
 def json_endpoint(
-    view: View | None = None, *, stamp: Callable[[Tournament], str] | None = None
+    view: View | None = None,
+    *,
+    stamp: Callable[[Tournament], str] | None = None,
+    params: tuple[live.Param, ...] = (),
 ) -> Any:
     """Bind the tournament, answer If-None-Match with 304 while its version is unchanged,
     and set the caching and CORS headers. The view returns the body's data; it is
     serialized once per version (and query) and served from the cache after that.
 
+    `params`: the query parameters the view reads, the only ones its cache key holds; a
+    query string with anything else, or a value not in its normal form, is redirected
+    (301) to the canonical URL before any lookup, as the public pages are
+    (tournaments.views.public.live_page), so that no cache keeps a copy per `?x=N`.
+
     `stamp`: for a body that also shows what changes without the version (the "what do
     I need?" figures, computed in the background), a short text naming that state; it
     joins the version in the ETag and the cache key."""
     if view is None:
-        return functools.partial(json_endpoint, stamp=stamp)
+        return functools.partial(json_endpoint, stamp=stamp, params=params)
 
     @functools.wraps(view)
     @csrf_exempt  # read-only: nothing to forge, and a refused POST is answered here (405)
@@ -75,6 +83,14 @@ def json_endpoint(
             response = _error(405, "This API is read-only: use GET.")
             response["Allow"] = "GET, HEAD, OPTIONS"
             return response
+        try:
+            query = live.read_query(request.GET, request.META.get("QUERY_STRING", ""), params)
+        except Http404 as exc:
+            return _error(404, str(exc))
+        if not query.exact:
+            return _cors(canonical_redirect(request, query))
+        if not plain_path(request.path):
+            return _error(404, "No such resource.")
         t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
         if t is None:
             return _error(404, f"No tournament {slug!r}.")
@@ -86,14 +102,13 @@ def json_endpoint(
             response: HttpResponse = HttpResponseNotModified()
         else:
             try:
-                build = view(request, t, **kwargs)
+                build = view(request, t, query, **kwargs)
             except Http404 as exc:
                 return _error(404, str(exc))
-            query = request.GET.urlencode()
             subject = "/".join(str(v) for v in kwargs.values())
             key = (
                 f"api:{t.pk}:{t.created_at.timestamp()}:{version}:{view.__name__}:"
-                f"{quote(subject, safe='')}:{quote(query, safe='=&')}"
+                f"{quote(subject, safe='')}:{quote(query.text, safe='=&')}"
             )
             body = live.render_once(key, lambda: json.dumps(build(), ensure_ascii=False))
             response = HttpResponse(body, content_type=JSON_TYPE)
@@ -104,11 +119,10 @@ def json_endpoint(
     return wrapper
 
 
-def _round(t: Tournament, request: HttpRequest) -> Round | None:
-    """?round=N, else the current round (None before round 1 is paired)."""
-    number = request.GET.get("round", "")
-    if number and ascii_int(number) is None:
-        raise Http404(f"No round {number!r}: give the round as a number.")
+def _round(t: Tournament, query: live.Query) -> Round | None:
+    """?round=N (live.round_number refused what is not a number), else the current round
+    (None before round 1 is paired)."""
+    number = query.get("round")
     round_ = round_of(t, number)
     if number and round_ is None:
         raise Http404(f"No round {number} in this tournament.")
@@ -116,18 +130,24 @@ def _round(t: Tournament, request: HttpRequest) -> Round | None:
 
 
 @json_endpoint
-def standings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
+def standings(
+    request: HttpRequest, t: Tournament, query: live.Query
+) -> Callable[[], dict[str, Any]]:
     return lambda: exports.standings_json(t)
 
 
-@json_endpoint
-def pairings(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
-    round_ = _round(t, request)
+@json_endpoint(params=(live.Param("round", live.round_number),))
+def pairings(
+    request: HttpRequest, t: Tournament, query: live.Query
+) -> Callable[[], dict[str, Any]]:
+    round_ = _round(t, query)
     return lambda: exports.pairings_json(t, round_)
 
 
 @json_endpoint(stamp=outlooks.stamp)
-def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[str, Any]]:
+def player(
+    request: HttpRequest, t: Tournament, query: live.Query, pid: str
+) -> Callable[[], dict[str, Any]]:
     # PostgreSQL refuses NUL in text: no player can have it.
     me = (
         None
@@ -143,6 +163,6 @@ def player(request: HttpRequest, t: Tournament, pid: str) -> Callable[[], dict[s
 
 
 @json_endpoint(stamp=outlooks.stamp)
-def outlook(request: HttpRequest, t: Tournament) -> Callable[[], dict[str, Any]]:
+def outlook(request: HttpRequest, t: Tournament, query: live.Query) -> Callable[[], dict[str, Any]]:
     """ "What do I need?" for the current round: every player's answer, every table's draw."""
     return lambda: outlooks.document(t)

@@ -27,11 +27,13 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
+    HttpResponsePermanentRedirect,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.encoding import escape_uri_path
 from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
 
@@ -47,28 +49,59 @@ View = Callable[..., HttpResponse]
 SHARED_MAX_AGE = 1
 
 
-def live_page(view: View) -> View:
-    """Look the event up, then mark what may be cached where: anonymous responses may
-    be kept by a shared cache for a second, never by a browser's own
-    (tournaments.middleware.PublicCache drops `Vary: Cookie` from them); a logged-in
-    user's are private and always revalidated."""
+def live_page(*params: live.Param) -> Callable[[View], View]:
+    """Read the page's declared query parameters (`params`), look the event up, then mark
+    what may be cached where: anonymous responses may be kept by a shared cache for a
+    second, never by a browser's own (tournaments.middleware.PublicCache drops
+    `Vary: Cookie` from them); a logged-in user's are private and always revalidated, and
+    so are those of a search (free text: every value its own page, kept by no cache).
 
-    @functools.wraps(view)
-    def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
-        t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
-        if t is None:
-            raise Http404("No such tournament")
-        response = view(request, t, **kwargs)
-        if response.status_code in (200, 304):
-            response["Cache-Control"] = (
-                "private, no-cache"
-                if request.user.is_authenticated
-                else f"public, max-age=0, s-maxage={SHARED_MAX_AGE}"
-            )
-            patch_vary_headers(response, ["HX-Request"])
-        return response
+    A query string that is not the canonical one (a parameter the page does not read, one
+    twice, a value not in its normal form) is answered with a permanent redirect to it,
+    before any lookup or render: keys (here and in a shared cache in front, README,
+    "Behind a cache") hold canonical queries only. The view gets the Query it reads."""
 
-    return wrapper
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
+            query = live.read_query(request.GET, request.META.get("QUERY_STRING", ""), params)
+            if not query.exact:
+                return canonical_redirect(request, query)
+            if not plain_path(request.path):
+                raise Http404("No such page")
+            t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
+            if t is None:
+                raise Http404("No such tournament")
+            response = view(request, t, query, **kwargs)
+            if response.status_code in (200, 304):
+                response["Cache-Control"] = (
+                    "private, no-cache"
+                    if request.user.is_authenticated or not query.shared
+                    else f"public, max-age=0, s-maxage={SHARED_MAX_AGE}"
+                )
+                patch_vary_headers(response, ["HX-Request"])
+            return response
+
+        return wrapper
+
+    return decorate
+
+
+def canonical_redirect(request: HttpRequest, query: live.Query) -> HttpResponse:
+    """301 to the canonical URL. Not kept by any cache: it costs nothing to answer again,
+    and a browser that kept it would never ask should the page read more one day."""
+    location = escape_uri_path(request.path) + (f"?{query.url}" if query.url else "")
+    response = HttpResponsePermanentRedirect(location)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def plain_path(path: str) -> bool:
+    """Whether `path` is one a proxy reads as itself. nginx keys its cache by the path it
+    normalised (`$uri`: "//" merged, "." and ".." segments resolved) but passes the one
+    the client wrote: a player id such as "../../other/standings" would have stored this
+    event's page under another's key."""
+    return "//" not in path and not any(part in (".", "..") for part in path.split("/"))
 
 
 def page_subject(request: HttpRequest) -> str:
@@ -95,6 +128,7 @@ def _not_modified(etag: str) -> HttpResponse:
 def _page(
     request: HttpRequest,
     tournament: Tournament,
+    query: live.Query,
     template: str,
     partial: str,
     build: Callable[[], dict[str, Any]],
@@ -110,10 +144,11 @@ def _page(
     player's page last changed (live.subject_version); with `by_version` the tournament's
     version (pages whose readers are few and whose content follows every version: the
     bracket, the projector); otherwise a hash of the rendered partial. The full page's
-    ETag is a hash of the page itself.
+    ETag is a hash of the page itself. Keys and ETags hold `query.text` (the declared
+    parameters, normalised), never the request's own query string; a query holding
+    free text (a search) is rendered for its request alone (live.Param.own).
     """
     t = tournament
-    query = request.GET.urlencode()
     subject = page_subject(request)
     version: int | None = None
     if tracked is not None:
@@ -121,38 +156,61 @@ def _page(
         # The fragment names the version it shows to its event stream (?at=), which then
         # tells it at once if it moved before the stream opened.
         build = _with(build, live_at=version)
+    if not query.stored:
+        html = live.render(t, partial, query.text, build())
+        if request.htmx:
+            etag = quote_etag(f"{live.content_tag(html)}-p")
+            if _fresh(request, etag):
+                return _not_modified(etag)
+            response = HttpResponse(html)
+            response["ETag"] = etag
+            return response
+        return _full_page(request, t, template, page, html)
+    query_text = query.text
     if request.htmx:
         if tracked is not None:
             tag = f"{t.created_at.timestamp():.0f}.{version}-{tracked[0]}"
         elif by_version:
             tag = f"{t.created_at.timestamp():.0f}.{t.version}"
         else:
-            tag = live.fragment_etag(t, partial, query, subject, build)
-        etag = quote_etag(f"{tag}-p-{quote(subject, safe='')}-{query}")
+            tag = live.fragment_etag(t, partial, query_text, subject, build)
+        etag = quote_etag(f"{tag}-p-{quote(subject, safe='')}-{query_text}")
         if _fresh(request, etag):
             return _not_modified(etag)
         gz = "gzip" in request.headers.get("Accept-Encoding", "")
         if version is not None:  # a player's own page: see live.own_fragment
             response = HttpResponse(
-                live.own_fragment(t, partial, query, subject, build, version, gz=gz)
+                live.own_fragment(t, partial, query_text, subject, build, version, gz=gz)
             )
             if gz:
                 response["Content-Encoding"] = "gzip"
                 patch_vary_headers(response, ["Accept-Encoding"])
         elif not gz:
-            response = HttpResponse(live.fragment(t, partial, query, subject, build, version))
+            response = HttpResponse(live.fragment(t, partial, query_text, subject, build, version))
         else:
             # A 2,048-player table is ~400 kB of HTML: compressed once per version.
             # Fragments hold no secrets (no CSRF token): BREACH does not apply.
-            response = HttpResponse(live.fragment_gz(t, partial, query, subject, build, version))
+            response = HttpResponse(
+                live.fragment_gz(t, partial, query_text, subject, build, version)
+            )
             response["Content-Encoding"] = "gzip"
             patch_vary_headers(response, ["Accept-Encoding"])
         response["ETag"] = etag
         return response
     if version is not None:
-        html = str(live.own_fragment(t, partial, query, subject, build, version, gz=False))
+        html = str(live.own_fragment(t, partial, query_text, subject, build, version, gz=False))
     else:
-        html = live.fragment(t, partial, query, subject, build, version)
+        html = live.fragment(t, partial, query_text, subject, build, version)
+    return _full_page(request, t, template, page, html)
+
+
+def _full_page(
+    request: HttpRequest,
+    t: Tournament,
+    template: str,
+    page: Callable[[], dict[str, Any]] | None,
+    html: str,
+) -> HttpResponse:
     context = {"tournament": t, **(page() if page else {}), "partial_html": mark_safe(html)}
     response = render(request, template, context)
     # Whose page it is changes what it shows (the Manage link): the tag says so.
@@ -215,27 +273,36 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/home.html", {"tournaments": tournaments})
 
 
-@live_page
-def event_home(request: HttpRequest, t: Tournament) -> HttpResponse:
+# What each page reads from its query string: the only parameters its keys hold.
+ROUND = live.Param("round", live.round_number)
+BY = live.Param("by", live.choice("name"))
+SEARCH = live.Param("q", live.search, own=True)
+ME = live.Param("me", live.player_ref)
+# The projector's page turns, read by projector.js from the address bar only.
+INTERVAL = live.Param("interval", live.as_given, keyed=False, own=True)
+
+
+@live_page()
+def event_home(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
     return _page(
-        request, t, "tournaments/event_home.html", "tournaments/_event_home.html",
+        request, t, query, "tournaments/event_home.html", "tournaments/_event_home.html",
         lambda: pages.event_home(t), lambda: pages.event_home_page(t),
     )  # fmt: skip
 
 
-@live_page
-def standings(request: HttpRequest, t: Tournament) -> HttpResponse:
+@live_page(ME)
+def standings(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
     """The whole table, or with ?me=<player id> the leaders and the rows around that
     player (what a phone polls; the fragment links to the whole table)."""
-    pid = request.GET.get("me", "")
+    pid = query.get("me")
     if not pid:
         return _page(
-            request, t, "scoring/standings.html", "scoring/_standings.html",
+            request, t, query, "scoring/standings.html", "scoring/_standings.html",
             lambda: pages.standings(t),
         )  # fmt: skip
     me = _player_or_404(t, pid)
     return _page(
-        request, t, "scoring/standings.html", "scoring/_standings.html",
+        request, t, query, "scoring/standings.html", "scoring/_standings.html",
         lambda: pages.standings_near(t, me), tracked=("near", me.external_id),
     )  # fmt: skip
 
@@ -247,50 +314,54 @@ def _player_or_404(t: Tournament, pid: str) -> Player:
     return me
 
 
-@live_page
-def pairings(request: HttpRequest, t: Tournament) -> HttpResponse:
-    number = request.GET.get("round", "")
-    if number and ascii_int(number) is None:
+@live_page(ROUND, BY, SEARCH)
+def pairings(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
+    number = query.get("round")
+    # A round that does not exist has no page: each number would otherwise be one more.
+    if number and not t.rounds.filter(number=int(number)).exists():
         raise Http404("No such round")
     return _page(
-        request, t, "tournaments/pairings.html", "tournaments/_pairings.html",
-        lambda: pages.pairings(t, request.GET), lambda: pages.pairings_page(t, request.GET),
+        request, t, query, "tournaments/pairings.html", "tournaments/_pairings.html",
+        lambda: pages.pairings(t, query.values), lambda: pages.pairings_page(t, query.values),
     )  # fmt: skip
 
 
-@live_page
-def player(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
+@live_page()
+def player(request: HttpRequest, t: Tournament, query: live.Query, pid: str) -> HttpResponse:
     me = _player_or_404(t, pid)
     return _page(
-        request, t, "tournaments/player.html", "tournaments/_player.html",
+        request, t, query, "tournaments/player.html", "tournaments/_player.html",
         lambda: pages.player(t, me), lambda: {"me": me}, tracked=("player", me.external_id),
     )  # fmt: skip
 
 
-@live_page
-def player_tiebreakers(request: HttpRequest, t: Tournament, pid: str) -> HttpResponse:
+@live_page()
+def player_tiebreakers(
+    request: HttpRequest, t: Tournament, query: live.Query, pid: str
+) -> HttpResponse:
     me = _player_or_404(t, pid)
     return _page(
-        request, t, "tournaments/player_tiebreakers.html", "tournaments/_tiebreakers.html",
+        request, t, query, "tournaments/player_tiebreakers.html",
+        "tournaments/_tiebreakers.html",
         lambda: pages.player_tiebreakers(t, me), lambda: {"me": me},
     )  # fmt: skip
 
 
-@live_page
-def bracket(request: HttpRequest, t: Tournament) -> HttpResponse:
+@live_page()
+def bracket(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
     return _page(
-        request, t, "tournaments/bracket.html", "tournaments/_bracket.html",
+        request, t, query, "tournaments/bracket.html", "tournaments/_bracket.html",
         lambda: pages.bracket(t), by_version=True,
     )  # fmt: skip
 
 
-@live_page
-def projector(request: HttpRequest, t: Tournament) -> HttpResponse:
+@live_page(INTERVAL)
+def projector(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
     """The venue's screen. ?interval=ms (read by projector.js only) turns pages faster."""
     from tournaments.pages.projector import projector as projector_screen
 
     return _page(
-        request, t, "tournaments/projector.html", "tournaments/_projector.html",
+        request, t, query, "tournaments/projector.html", "tournaments/_projector.html",
         lambda: projector_screen(t), by_version=True,
     )  # fmt: skip
 
