@@ -250,7 +250,8 @@ class FileCounter:
                 " count INTEGER NOT NULL, expires REAL NOT NULL) WITHOUT ROWID"
             )
             self._local.pid, self._local.con = pid, con
-        return self._local.con  # type: ignore[no-any-return]
+        con: sqlite3.Connection = self._local.con
+        return con
 
     def incr(self, name: str, *, expires: float) -> int:
         """Add one to `name`'s count (kept until `expires`, a Unix time); the new count."""
