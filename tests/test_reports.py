@@ -403,12 +403,12 @@ def test_forms_need_the_csrf_token(event: Any) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize("htmx", [False, True])
 def test_too_many_writes_from_one_link_answer_429(event: Any, htmx: bool) -> None:
-    from tournaments.views import reports as views
+    from tournaments import ratelimit
 
     cache.clear()
     tb = link(event["ben"])
     client = Client()
-    for _ in range(views.TOKEN_LIMIT):
+    for _ in range(ratelimit.TOKEN_LIMIT):
         post(client, f"/p/{tb}/confirm/", form_of(event["ben"]), htmx=htmx)
     r = post(client, f"/p/{tb}/confirm/", form_of(event["ben"]), htmx=htmx)
     assert r.status_code == 429 and b"Too many" in r.content

@@ -195,6 +195,14 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Players' rate-limit counters (tournaments/ratelimit.py) go to the cache when it is
+# Redis. Without it a locmem cache is each worker's own, and the venue mode runs several
+# workers: each counted its own limit, so two let 20 registrations a minute through
+# instead of 10 (issue 24 item 12). There they go to a SQLite file in the state
+# directory instead, shared by every worker (ratelimit.FileCounter says why not a cache).
+RATELIMIT_FILE = os.environ.get("RATELIMIT_FILE", "") or (
+    str(STATE_DIR / "ratelimit.sqlite3") if VENUE and not REDIS_URL else ""
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

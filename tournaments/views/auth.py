@@ -56,12 +56,9 @@ def from_this_machine(request: HttpRequest) -> bool:
     if settings.BEHIND_PROXY:
         return False
     try:
-        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
-    except ValueError:
+        return ipaddress.ip_address(clientaddress.of_request(request)).is_loopback
+    except ValueError:  # clientaddress.UNKNOWN
         return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return address.is_loopback
 
 
 class LoginForm(AuthenticationForm):

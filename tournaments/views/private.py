@@ -29,9 +29,6 @@ from tournaments.venue import phone_url
 from tournaments.views.registration import qr_svg
 
 P = "tournaments/private/"
-# Per private link: a player taps check-in once; a script trying its luck gets stopped.
-TOKEN_LIMIT = 20
-TOKEN_WINDOW_S = 60
 
 
 def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
@@ -71,14 +68,17 @@ def qr(request: HttpRequest, player: Player, token: str) -> HttpResponse:
 def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     """The player checks in from their own page (before round 1)."""
     error = None
-    if not ratelimit.hit(
-        f"token:{player.token_hash}", limit=TOKEN_LIMIT, window_s=TOKEN_WINDOW_S
-    ) or not ratelimit.hit(
-        f"private:{ratelimit.client_address(request)}",
-        limit=ratelimit.REGISTER_LIMIT * 6,
-        window_s=ratelimit.REGISTER_WINDOW_S,
-    ):
-        error, status = ratelimit.TOO_MANY, 429
+    refused = ratelimit.first_refused(
+        ratelimit.check_in_limits(
+            request,
+            token_hash=player.token_hash,
+            event_id=player.tournament_id,
+            players=Player.objects.filter(tournament_id=player.tournament_id).count(),
+        ),
+        address=ratelimit.client_address(request),
+    )
+    if refused is not None:
+        error, status = refused.message("check-ins"), 429
     else:
         try:
             player = services.check_in(player=player)
@@ -89,4 +89,5 @@ def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     player.refresh_from_db()
     context = _context(request, player, token, error=error)
     template = P + ("_checkin.html" if request.htmx else "page.html")
-    return render(request, template, context, status=200 if error is None else status)
+    response = render(request, template, context, status=200 if error is None else status)
+    return refused.headers(response) if refused is not None else response

@@ -83,15 +83,18 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
     typed = {"name": "", "contact": ""}
     errors: dict[str, str] = {}
     status = 200
+    refused: ratelimit.Refused | None = None
     if request.method == "POST":
         form = RegisterForm(request.POST)
         typed = {k: str(form.data.get(k, ""))[:1000] for k in typed}
-        if not ratelimit.hit(
-            f"register:{ratelimit.client_address(request)}",
-            limit=ratelimit.REGISTER_LIMIT,
-            window_s=ratelimit.REGISTER_WINDOW_S,
-        ):
-            errors["form"], status = ratelimit.TOO_MANY, 429
+        # By event and by address only: there is no private link before registering, and
+        # a name typed twice is refused as a duplicate by the service anyway.
+        refused = ratelimit.first_refused(
+            ratelimit.registration_limits(request, event_id=t.pk),
+            address=ratelimit.client_address(request),
+        )
+        if refused is not None:
+            errors["form"], status = refused.message("registrations"), 429
         else:
             form.is_valid()  # two optional text fields: always valid; binds cleaned_data
             try:
@@ -109,7 +112,8 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     context = {**pages.registration_form(t), "typed": typed, "errors": errors}
     template = T + ("_form.html" if request.htmx else "page.html")
-    return render(request, template, context, status=status)
+    response = render(request, template, context, status=status)
+    return refused.headers(response) if refused is not None else response
 
 
 def register_qr(request: HttpRequest, slug: str) -> HttpResponse:

@@ -4,9 +4,9 @@ and the organizer's reset of a report.
 Each player action is a POST with CSRF: the plain form goes back to the private page
 (/p/<token>/) with a message; HTMX gets the panel it came from. A refusal names the
 problem: 422 (impossible games, a closed round, a stale page), 429 (too many writes from
-one link or one address), 404 (a link that is not valid). As on the private page itself,
-every answer is `private, no-store`, sends no Referer and is kept out of Django's request
-log, because the token is in the path.
+one link, for one event or from one address, and how long to wait), 404 (a link that is
+not valid). As on the private page itself, every answer is `private, no-store`, sends no
+Referer and is kept out of Django's request log, because the token is in the path.
 """
 
 from __future__ import annotations
@@ -29,30 +29,32 @@ from tournaments.services import reports as services
 from tournaments.services.writing import ServiceError
 
 P = "tournaments/private/"
-# A player writes a few times a round (report, perhaps a correction, a drop); twenty a
-# minute from one link is far above that and stops a script hammering one match.
-TOKEN_LIMIT = 20
-TOKEN_WINDOW_S = 60
-# Per address: at a venue behind one NAT a thousand players share it, reporting within a
-# few minutes of each other, so the cap only stops one machine flooding the writes.
-ADDRESS_LIMIT = 1200
-ADDRESS_WINDOW_S = 60
-TOO_MANY = "Too many reports from this link or address in a minute: wait a moment, then try again."
+# Reports, confirmations, disputes and drops count against one set of limits
+# (ratelimit.report_limits: per link, per event, per address as a wide ceiling).
+LIMITED = "reports and drops"
 BAD_NUMBER = "Choose the number of games from the lists: {field} is not a number of games."
 MAX_TYPED = 99  # rules.MAX_GAMES: beyond it a number is a typo, refused before the rules
 
 
-def _limited(request: HttpRequest, player: Player) -> bool:
-    """Count this write; True when the link or the address is over its limit."""
-    by_token = ratelimit.hit(
-        f"report-token:{player.token_hash}", limit=TOKEN_LIMIT, window_s=TOKEN_WINDOW_S
+def _limited(request: HttpRequest, player: Player) -> ratelimit.Refused | None:
+    """Count this write; the limit it is over, if any."""
+    return ratelimit.first_refused(
+        ratelimit.report_limits(
+            request,
+            token_hash=player.token_hash,
+            event_id=player.tournament_id,
+            players=Player.objects.filter(tournament_id=player.tournament_id).count(),
+        ),
+        address=ratelimit.client_address(request),
     )
-    by_address = ratelimit.hit(
-        f"report-address:{ratelimit.client_address(request)}",
-        limit=ADDRESS_LIMIT,
-        window_s=ADDRESS_WINDOW_S,
-    )
-    return not (by_token and by_address)
+
+
+def _refuse(
+    request: HttpRequest, player: Player, token: str, partial: str, refused: ratelimit.Refused
+) -> HttpResponse:
+    """429, saying which limit and how long to wait (and Retry-After)."""
+    response = _answer(request, player, token, partial, error=refused.message(LIMITED), status=429)
+    return refused.headers(response)
 
 
 def _private_url(token: str) -> str:
@@ -145,8 +147,8 @@ def panel(request: HttpRequest, player: Player, token: str) -> HttpResponse:
 @private_link
 @require_POST
 def report(request: HttpRequest, player: Player, token: str) -> HttpResponse:
-    if _limited(request, player):
-        return _answer(request, player, token, "_report_panel.html", error=TOO_MANY, status=429)
+    if (refused := _limited(request, player)) is not None:
+        return _refuse(request, player, token, "_report_panel.html", refused)
     typed = {k: request.POST.get(k, "")[:4] for k in ("wins_mine", "wins_theirs", "draws")}
     try:
         services.report(
@@ -168,8 +170,8 @@ def _reply(action: Callable[..., Any], done: str) -> Callable[..., HttpResponse]
     @private_link
     @require_POST
     def view(request: HttpRequest, player: Player, token: str) -> HttpResponse:
-        if _limited(request, player):
-            return _answer(request, player, token, "_report_panel.html", error=TOO_MANY, status=429)
+        if (refused := _limited(request, player)) is not None:
+            return _refuse(request, player, token, "_report_panel.html", refused)
         try:
             action(player=player, match=_match_pk(request), seen=_seen(request))
         except ServiceError as exc:
@@ -192,8 +194,8 @@ def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     if request.POST.get("confirm") != "yes":
         template = P + ("_drop_panel.html" if request.htmx else "_report_page.html")
         return render(request, template, _context(player, token, template, asking=True))
-    if _limited(request, player):
-        return _answer(request, player, token, "_drop_panel.html", error=TOO_MANY, status=429)
+    if (refused := _limited(request, player)) is not None:
+        return _refuse(request, player, token, "_drop_panel.html", refused)
     try:
         services.self_drop(player=player)
     except ServiceError as exc:
