@@ -680,7 +680,7 @@ def _after_in_summary(r: Record, a: Mapping[str, Any]) -> Any:
             if text.startswith(prefix):
                 return {"event": event, "username": r.after}
         return r.after
-    if not isinstance(r.after, dict) and action != AuditAction.CLOCK:
+    if r.after is not None and not isinstance(r.after, dict):
         return r.after
     extra: dict[str, Any] = {}
     if action == AuditAction.DROP and "by_player" not in a:
