@@ -209,7 +209,8 @@ def _namer(r: Record, ctx: Context) -> Callable[[Any], Mention]:
 
 def _at_table(r: Record, ctx: Context) -> str:
     """ "Table 3, round 2"; in the top cut "Final, table 1"."""
-    number, table = int(r.round), int(r.table)  # type: ignore[arg-type]  # None: TypeError
+    # Either stored as None: int() raises TypeError, and the entry shows its summary.
+    number, table = int(r.round), int(r.table)  # type: ignore[arg-type]
     if number in ctx.playoff_rounds:
         return f"{ctx.playoff_rounds[number]}, table {table}"
     return f"Table {table}, round {number}"
@@ -527,19 +528,20 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
 
 # --- The legacy path: facts read back from the summary ----------------------------------
 #
-# Entries written before a fact was stored beside the summary lack it: all of round, table
-# and players for entries restored from a backup made before those fields existed (migration
-# 0008 filled the others through `entry_facts`), and the facts below that services now
-# keep in `after` for entries written before they did. `legacy_facts` reads each missing
-# one from the summary's wording, as the services wrote it then. Nothing else reads a
-# summary.
+# An entry written before a fact was stored beside its summary lacks it: entries restored
+# from a backup made before the fields existed have no round, table or players (migration
+# 0008 filled those of the entries in the database, through `entry_facts`), and entries
+# written before the services kept the facts below in `after` lack those. `legacy_facts`
+# reads each missing one from the summary's wording, as the services wrote it then.
+# Nothing else reads a summary.
 #
-# Facts only a summary holds for entries written before this change (legacy-only: an
-# entry of that age with a blank summary renders as its action's name instead):
-#   register_players' "late entry"; a drop's "(own request)" before by_player existed;
-#   a pairing's "(top cut)"; the cut's rule ("top 8", "5 points or more"); a top-cut
-#   decision's list of changes; the clock's event and minutes; the import's counts and
-#   "restored from a backup"; which staff change an entry records (added, created, link).
+# Legacy-only facts, in a summary and nowhere else: an entry written before they were
+# stored, its summary blanked, reads without them (a registration's "late entry", a
+# drop's "(own request)", a pairing's "(top cut)", a top-cut decision's changes), or as
+# its action's name where the sentence needs them (the cut's rule, the clock's event and
+# minutes, an import's counts, which staff change it was). Without fields too: the names
+# in results, drops, re-admissions, check-ins, entry decisions, links and registrations
+# from the event's link, and the round and table of results, league tables and clocks.
 
 RESULT_SUMMARY = re.compile(r"^(?:Entered|Corrected) round (\d+) table (\d+)(?: \((.*)\): .*)?")
 GAME_SUMMARY = re.compile(r"^Round (\d+) table (\d+):")
