@@ -2,16 +2,19 @@
 
 Two halves:
 - `describe(record, context)`: one stored entry in, one sentence out. It reads nothing
-  from the database; it knows the shape each service writes (tournaments/services/: the
-  summary's wording and the before/after JSON) and falls back to the stored summary for
-  any shape it does not know, so an entry from an older or newer version still shows.
+  from the database. Each sentence is built from what the entry stored as fields: the
+  round, the table and the players it is about (services.writing, Write.audit: the
+  AuditEntry's columns and its AuditPlayer rows, each player's interchange id and name
+  then), and the before/after JSON the service wrote. The stored summary is read in one
+  place only, `legacy_facts`, for entries written before a fact was stored (see there);
+  an entry of a shape no renderer knows shows its summary.
 - `audit_log(tournament, ...)`: the screen's read model: filter by round and by player,
-  a page of entries newest first, and the little the sentences need (names, round names).
+  a page of entries newest first with their players (one query), and the little the
+  sentences need (names of players held by id only, round names).
 
-The filters read what each entry is about as the services stored it beside the summary
-(services.writing, Write.audit): AuditEntry.round and the entry's AuditPlayer rows (a
-player's interchange id and their name then). Entries written before those fields were
-filled from their summaries and JSON by migration 0008, through `entry_facts` below.
+The filters read the same fields: AuditEntry.round and the entry's AuditPlayer rows.
+Entries written before those fields were filled from their summaries and JSON by
+migration 0008, through `entry_facts` below.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from html import escape  # the stdlib one: Django's lazy wrapper is slower on 200 rows
@@ -58,6 +61,7 @@ class Mention:
 
 
 Part = str | Mention
+Named = tuple[str, str | None]  # a player as an entry stored them: (name then, interchange id)
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,12 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Record:
-    """What an audit entry stored, and who wrote it (a username, None for the system)."""
+    """What an audit entry stored, and who wrote it (a username, None for the system).
+
+    `round`, `table` and `players` are what the entry is about, as the service stored them
+    (AuditEntry.round and .table; its AuditPlayer rows as (name then, interchange id), in
+    order). Sentences are built from them and from `before`/`after`; the summary is read
+    by `legacy_facts` only, for an entry that lacks one of those facts."""
 
     action: str
     summary: str
@@ -85,13 +94,18 @@ class Record:
     after: Any = None
     at: datetime | None = None
     by: str | None = None
+    round: int | None = None
+    table: int | None = None
+    players: tuple[Named, ...] = ()
 
 
 @dataclass(frozen=True)
 class Context:
     """What sentences need beyond the entry itself."""
 
-    names: Mapping[str, str] = field(default_factory=dict)  # external id -> player name
+    # external id -> the player's name now: for a player the entry holds by id only and
+    # did not name (entries written before their players were stored)
+    names: Mapping[str, str] = field(default_factory=dict)
     playoff_rounds: Mapping[int, str] = field(default_factory=dict)  # number -> "Final"
     tz: tzinfo = UTC
     with_date: bool = False  # the entries span more than one day
@@ -110,7 +124,7 @@ def describe(record: Record, context: Context | None = None) -> Sentence:
     try:
         if render is None:
             raise Unknown(record.action)
-        what = render(record, ctx)
+        what = render(legacy_facts(record, ctx), ctx)
     except (Unknown, LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
         what, fallback = (record.summary or record.action,), True
     tail = ""
@@ -135,13 +149,6 @@ def when(at: datetime, ctx: Context) -> str:
     if ctx.with_year:
         day += f" {local.year}"
     return f"on {day} {clock}"
-
-
-def _match(pattern: re.Pattern[str], text: str) -> re.Match[str]:
-    found = pattern.match(text or "")
-    if found is None:
-        raise Unknown(text)
-    return found
 
 
 def _round_name(number: int, ctx: Context) -> str:
@@ -172,15 +179,45 @@ def _listed(names: Sequence[Mention]) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def _person(ext: str, ctx: Context) -> Mention:
-    return Mention(ctx.names.get(ext, ext), ext)
+# What an entry is about, as stored beside it.
 
 
-# Results (services/results.py record_result): summary
-# "{Entered|Corrected} round R table T (A vs B): 2-1"; before/after hold the result.
-RESULT_SUMMARY = re.compile(r"^(?:Entered|Corrected) round (\d+) table (\d+)(?: \((.*)\): .*)?")
+def _players(r: Record) -> list[Mention]:
+    return [Mention(name, ext) for name, ext in r.players]
 
 
+def _subject(r: Record) -> Mention:
+    """The player an entry about one player is about."""
+    name, ext = r.players[0]
+    return Mention(name, ext)
+
+
+def _namer(r: Record, ctx: Context) -> Callable[[Any], Mention]:
+    """A player the JSON holds by interchange id, by the name the entry stored for them
+    (their name then: a rename since does not change the entry), else their name now."""
+    then: dict[str, str] = {}
+    for name, ext in r.players:
+        if ext is not None:
+            then.setdefault(ext, name)
+
+    def person(ext: Any) -> Mention:
+        key = str(ext)
+        return Mention(then.get(key) or ctx.names.get(key, key), key)
+
+    return person
+
+
+def _at_table(r: Record, ctx: Context) -> str:
+    """ "Table 3, round 2"; in the top cut "Final, table 1"."""
+    # Either stored as None: int() raises TypeError, and the entry shows its summary.
+    number, table = int(r.round), int(r.table)  # type: ignore[arg-type]
+    if number in ctx.playoff_rounds:
+        return f"{ctx.playoff_rounds[number]}, table {table}"
+    return f"Table {table}, round {number}"
+
+
+# Results (services/results.py record_result): round, table, the two seated players;
+# before/after {"reported", "kind", "wins", "draws"}.
 def _result_words(state: Any) -> str:
     if not state or not state["reported"]:
         return "no result"
@@ -189,21 +226,14 @@ def _result_words(state: Any) -> str:
     return score_text([int(w) for w in state["wins"]], int(state["draws"] or 0))
 
 
-def _table_of(summary: str, pattern: re.Pattern[str], ctx: Context) -> tuple[str, str | None]:
-    found = _match(pattern, summary)
-    number, table = int(found.group(1)), int(found.group(2))
-    names = found.group(3) if found.lastindex and found.lastindex >= 3 else None
-    if number in ctx.playoff_rounds:
-        return f"{ctx.playoff_rounds[number]}, table {table}", names
-    return f"Table {table}, round {number}", names
-
-
 def _result(r: Record, ctx: Context) -> tuple[Part, ...]:
-    place, names = _table_of(r.summary, RESULT_SUMMARY, ctx)
+    place = _at_table(r, ctx)
+    seated = _players(r)
     players: tuple[Part, ...] = ()
-    if names:
-        one, sep, two = names.partition(" vs ")
-        players = (" (", Mention(one), " vs ", Mention(two), ")") if sep else (f" ({names})",)
+    if len(seated) == 2:
+        players = (" (", seated[0], " vs ", seated[1], ")")
+    elif seated:
+        players = (" (", seated[0], ")")
     was, now = r.before, r.after
     if not was or not was["reported"]:
         change = f"{_result_words(now)} entered"
@@ -214,11 +244,8 @@ def _result(r: Record, ctx: Context) -> tuple[Part, ...]:
     return (place, *players, f": {change}")
 
 
-# League tables (record_game): summary "Round R table T: places and scores entered";
-# before/after {"reported", "places": {ext: place}, "scores": {ext: "41.5"}, "absent": [ext]}.
-GAME_SUMMARY = re.compile(r"^Round (\d+) table (\d+):")
-
-
+# League tables (record_game): round, table, the players at it; before/after
+# {"reported", "places": {ext: place}, "scores": {ext: "41.5"}, "absent": [ext]}.
 def _number(text: str | None) -> str | None:
     """A stored score as people write it: "40.0000" is 40, "41.5000" is 41.5."""
     if text is None:
@@ -227,89 +254,86 @@ def _number(text: str | None) -> str | None:
     return plain.rstrip("0").rstrip(".") if "." in plain else plain
 
 
-def _places(state: Any, ctx: Context) -> tuple[Part, ...]:
+def _places(state: Any, person: Callable[[Any], Mention]) -> tuple[Part, ...]:
     parts: list[Part] = []
     ranked = sorted(state["places"].items(), key=lambda item: (item[1] is None, item[1]))
     for ext, place in ranked:
         parts.append(", " if parts else "")
-        parts.append(_person(ext, ctx))
+        parts.append(person(ext))
         score = _number(state.get("scores", {}).get(ext))
         parts.append(f" {ordinal(int(place))}" + (f" ({score})" if score is not None else ""))
     for ext in state.get("absent", []):
-        parts.extend((", " if parts else "", _person(ext, ctx), " absent"))
+        parts.extend((", " if parts else "", person(ext), " absent"))
     return tuple(p for p in parts if p != "")
 
 
 def _game(r: Record, ctx: Context) -> tuple[Part, ...]:
-    place, _ = _table_of(r.summary, GAME_SUMMARY, ctx)
+    place, person = _at_table(r, ctx), _namer(r, ctx)
     was, now = r.before, r.after
     if not now["reported"]:
         return (place, ": places and scores cleared")
     if not was or not was["reported"]:
-        return (place, ": places entered: ", *_places(now, ctx))
-    return (place, ": places changed to ", *_places(now, ctx), " (were ", *_places(was, ctx), ")")
+        return (place, ": places entered: ", *_places(now, person))
+    return (
+        place,
+        ": places changed to ",
+        *_places(now, person),
+        " (were ",
+        *_places(was, person),
+        ")",
+    )
 
 
-# Players (services/players.py).
-DROP_SUMMARY = re.compile(r"^(.+) dropped after round (\d+)( \(own request\))?$", re.S)
-READMIT_SUMMARY = re.compile(r"^(.+) re-admitted$", re.S)
-
-
+# Players (services/players.py, registration.py).
 def _register(r: Record, ctx: Context) -> tuple[Part, ...]:
-    if not r.summary.startswith("Added ") or not isinstance(r.after, list):
-        raise Unknown(r.summary)
-    names = [Mention(str(n)) for n in r.after]
-    late = " as a late entry" if "(late entry)" in r.summary.split(":", 1)[0] else ""
+    a = r.after
+    if "entry" in a:  # registration.register_self: {"player", "entry"}
+        pending = " (pending approval)" if a["entry"] == "pending" else ""
+        return (_subject(r), f" registered{pending}")
+    names, late = _players(r), bool(a["late"])  # players.register_players: {"names", "late"}
     if len(names) == 1:
-        return (names[0], f" registered{late}")
-    late = " as late entries" if late else ""
-    return (f"{len(names):,} players registered{late}: ", *_listed(names))
+        return (names[0], " registered as a late entry" if late else " registered")
+    return (
+        f"{len(names):,} players registered{' as late entries' if late else ''}: ",
+        *_listed(names),
+    )
 
 
 def _rename(r: Record, ctx: Context) -> tuple[Part, ...]:
     if not isinstance(r.before, str) or not isinstance(r.after, str):
-        raise Unknown(r.summary)
-    return (Mention(r.before), " renamed to ", Mention(r.after))
+        raise Unknown(r.action)
+    ext = r.players[0][1] if r.players else None
+    return (Mention(r.before, ext), " renamed to ", Mention(r.after, ext))
 
 
 def _drop(r: Record, ctx: Context) -> tuple[Part, ...]:
-    if isinstance(r.after, dict) and isinstance(r.after.get("players"), list):
-        # services/registration.py drop_no_shows: "Dropped 3 no-show(s)[ by alice]: ..."
-        exts = [str(ext) for ext in r.after["players"]]
-        listed = r.summary.partition(": ")[2].split(", ")
-        if len(listed) != len(exts):
-            listed = [ctx.names.get(ext, ext) for ext in exts]
-        names = [Mention(name, ext) for name, ext in zip(listed, exts, strict=True)]
+    a = r.after
+    if isinstance(a.get("players"), list):  # registration.drop_no_shows
+        person = _namer(r, ctx)
+        names = [person(ext) for ext in a["players"]]
         return (f"{_plural(len(names), 'no-show')} dropped before round 1: ", *_listed(names))
-    found = _match(DROP_SUMMARY, r.summary)
-    last = int(r.after["dropped_after_round"])
-    own = " (own request)" if found.group(3) or r.after.get("by_player") else ""
+    last = int(a["dropped_after_round"])
+    own = " (own request)" if a.get("by_player") else ""  # reports.self_drop
     return (
-        Mention(found.group(1)),
+        _subject(r),
         (f" dropped after round {last}" if last else " dropped before round 1") + own,
     )
 
 
 def _readmit(r: Record, ctx: Context) -> tuple[Part, ...]:
-    found = _match(READMIT_SUMMARY, r.summary)
     had = (r.before or {}).get("dropped_after_round")
     note = f" (had dropped after round {had})" if had else ""
-    return (Mention(found.group(1)), f" re-admitted{note}")
+    return (_subject(r), f" re-admitted{note}")
 
 
 def _remove(r: Record, ctx: Context) -> tuple[Part, ...]:
-    if not isinstance(r.before, str) or not r.summary.startswith("Removed "):
-        raise Unknown(r.summary)
-    return (Mention(r.before), " removed (entered by mistake, never paired)")
+    return (_subject(r), " removed (entered by mistake, never paired)")
 
 
-# Rounds (services/rounds.py, playoff.py).
+# Rounds (services/rounds.py, playoff.py, corrections.py).
 def _pair(r: Record, ctx: Context) -> tuple[Part, ...]:
     number, tables = int(r.after["round"]), int(r.after["matches"])
-    if r.summary.endswith("(top cut)"):
-        name = f"{playoff_name(tables)} (round {number})"
-    else:
-        name = f"Round {number}"
+    name = f"{playoff_name(tables)} (round {number})" if r.after["playoff"] else f"Round {number}"
     return (f"{name} paired ({_plural(tables, 'table')})",)
 
 
@@ -317,39 +341,49 @@ def _undo(r: Record, ctx: Context) -> tuple[Part, ...]:
     return (f"Pairing of round {int(r.before['round'])} undone",)
 
 
-CUT_SUMMARY = re.compile(r"^Cut to phase (\d+) \((.*)\):")
-
-
 def _cut(r: Record, ctx: Context) -> tuple[Part, ...]:
-    found = _match(CUT_SUMMARY, r.summary)
-    advancing = [_person(str(ext), ctx) for ext in r.after["players"]]
-    head = f"Cut to phase {int(r.after['phase'])} ({found.group(2)}): "
+    a, person = r.after, _namer(r, ctx)
+    rule = f"top {int(a['top'])}" if a["top"] is not None else f"{a['min_points']} points or more"
+    advancing = [person(ext) for ext in a["players"]]
+    head = f"Cut to phase {int(a['phase'])} ({rule}): "
     return (head, f"{_plural(len(advancing), 'player')} advance: ", *_listed(advancing))
 
 
-# services/playoff.py start_top_cut: "Started the top 8", after {"round", "seeds"};
-# services/corrections.py, after a correction moved the seeds: "Re-seeded the top 8 after
-# a correction to round 4 (table 2): <changes>" or "Kept the top 8 as seeded after ...",
-# after {"cut_decision", "seeds", "correction": {"round", "table"}, ...}.
-TOP_CUT_DECISION = re.compile(r"^(Re-seeded|Kept) the top (\d+)(?: as seeded)? (after .*)$", re.S)
+# The key that names a re-seed or keep decision in a top-cut entry's `after`
+# (services.corrections.CUT_DECISION; the entry that starts the cut has none).
+CUT_DECISION = "cut_decision"
 
 
-def _seeds(exts: Sequence[Any], ctx: Context) -> list[Part]:
+def _seeds(exts: Sequence[Any], person: Callable[[Any], Mention]) -> list[Part]:
     parts: list[Part] = []
     for k, ext in enumerate(exts, start=1):
-        parts.extend((", " if k > 1 else "", f"{k} ", _person(str(ext), ctx)))
+        parts.extend((", " if k > 1 else "", f"{k} ", person(ext)))
     return parts
 
 
 def _top_cut(r: Record, ctx: Context) -> tuple[Part, ...]:
-    seeds = _seeds(r.after["seeds"], ctx)
-    if r.summary.startswith("Started the top "):
-        size, number = len(r.after["seeds"]), int(r.after["round"])
-        return (f"Top cut of {size} started (round {number}; seeds: ", *seeds, ")")
-    found = _match(TOP_CUT_DECISION, r.summary)
-    verb = "re-seeded" if found.group(1) == "Re-seeded" else "kept as seeded"
-    now = "seeds now" if found.group(1) == "Re-seeded" else "seeds"
-    return (f"Top cut of {found.group(2)} {verb} {found.group(3)} ({now}: ", *seeds, ")")
+    """playoff.start_top_cut: round, after {"round", "seeds"}. corrections' re-seed or
+    keep: round and table of the correction that moved the seeds, after {CUT_DECISION,
+    "seeds", "change_texts" (the changes as the organizer read them), ...}."""
+    a = r.after
+    seeds = _seeds(a["seeds"], _namer(r, ctx))
+    decision = a.get(CUT_DECISION)
+    if decision is None:
+        number = int(r.round)  # type: ignore[arg-type]
+        return (f"Top cut of {len(a['seeds'])} started (round {number}; seeds: ", *seeds, ")")
+    if decision not in ("reseed", "keep"):
+        raise Unknown(decision)
+    cause = "after a correction"
+    if r.round is not None:
+        cause += f" to round {r.round}" + (f" (table {r.table})" if r.table is not None else "")
+    changes = "; ".join(map(str, a.get("change_texts") or ()))
+    verb, now = ("re-seeded", "seeds now") if decision == "reseed" else ("kept as seeded", "seeds")
+    return (
+        f"Top cut of {len(a['seeds'])} {verb} {cause}" + (f": {changes}" if changes else ""),
+        f" ({now}: ",
+        *seeds,
+        ")",
+    )
 
 
 # The event (services/lifecycle.py, imports.py, staff.py, clock.py).
@@ -361,8 +395,6 @@ REOPENED_AS = {
 
 
 def _finish(r: Record, ctx: Context) -> tuple[Part, ...]:
-    if r.summary != "Finished the tournament":
-        raise Unknown(r.summary)
     return ("Tournament finished",)
 
 
@@ -382,59 +414,45 @@ def _plan(r: Record, ctx: Context) -> tuple[Part, ...]:
     return (f"Plan set to {_plan_words(r.after)}{was}",)
 
 
-IMPORT_SUMMARY = re.compile(
-    r"^Imported (\d+) players and (\d+) rounds( \(restored from a backup\))?$"
-)
-
-
 def _import(r: Record, ctx: Context) -> tuple[Part, ...]:
-    found = _match(IMPORT_SUMMARY, r.summary)
-    how = "Restored from a backup" if found.group(3) else "Imported from a file"
-    players, rounds = int(found.group(1)), int(found.group(2))
+    a = r.after  # {"players", "rounds", "restored"}
+    how = "Restored from a backup" if a["restored"] else "Imported from a file"
+    players, rounds = int(a["players"]), int(a["rounds"])
     return (f"{how} ({_plural(players, 'player')}, {_plural(rounds, 'round')})",)
 
 
-STAFF_SUMMARIES = (  # (summary prefix, JSON side holding the username, sentence)
-    ("Added ", "after", "{} added to the staff"),
-    ("Removed ", "before", "{} removed from the staff"),
-    ("Staff account created: ", "after", "Staff account {} created"),
-    ("New set-password link for ", "after", "New set-password link made for {}"),
-)
+STAFF_WORDS = {  # after["event"] -> the sentence, of after["username"]
+    "added": "{} added to the staff",
+    "created": "Staff account {} created",
+    "link": "New set-password link made for {}",
+}
 
 
 def _staff(r: Record, ctx: Context) -> tuple[Part, ...]:
-    for prefix, side, words in STAFF_SUMMARIES:
-        username = getattr(r, side)
-        if r.summary.startswith(prefix) and isinstance(username, str):
-            return (words.format(username),)
-    raise Unknown(r.summary)
-
-
-CLOCK_SUMMARY = re.compile(r"^Round (\d+): (.*)$")
-CLOCK_STARTED = re.compile(r"^clock started, (\d+) minutes$")
-CLOCK_MINUTES = re.compile(r"^([+-])(\d+) minutes$")
+    if isinstance(r.before, str) and r.after is None:  # remove_staff: before = username
+        return (f"{r.before} removed from the staff",)
+    return (STAFF_WORDS[r.after["event"]].format(str(r.after["username"])),)
 
 
 def _clock(r: Record, ctx: Context) -> tuple[Part, ...]:
-    found = _match(CLOCK_SUMMARY, r.summary)
-    clock, what = f"clock of {_round_name(int(found.group(1)), ctx)}", found.group(2)
-    if started := CLOCK_STARTED.match(what):
-        return (f"{_capital(clock)} started ({_plural(int(started.group(1)), 'minute')})",)
-    if what in ("clock paused", "clock resumed"):
-        return (f"{_capital(clock)} {what.split()[1]}",)
-    if moved := CLOCK_MINUTES.match(what):
-        minutes = _plural(int(moved.group(2)), "minute")
+    """round; after {"event": "started" | "paused" | "resumed" | "moved", "minutes"}."""
+    a = r.after
+    clock = f"clock of {_round_name(int(r.round), ctx)}"  # type: ignore[arg-type]
+    if a["event"] == "started":
+        return (f"{_capital(clock)} started ({_plural(int(a['minutes']), 'minute')})",)
+    if a["event"] in ("paused", "resumed"):
+        return (f"{_capital(clock)} {a['event']}",)
+    if a["event"] == "moved":
+        moved = int(a["minutes"])
+        minutes = _plural(abs(moved), "minute")
         return (
-            f"{minutes} added to the {clock}"
-            if moved.group(1) == "+"
-            else f"{minutes} taken off the {clock}",
+            f"{minutes} added to the {clock}" if moved > 0 else f"{minutes} taken off the {clock}",
         )
-    raise Unknown(what)
+    raise Unknown(a["event"])
 
 
 # Players taking part (issue 14): services/reports.py and registration.py. A report's
-# facts are in `after` (see services.reports._facts); registration's summaries end with
-# " by <username>" for the organizer's writes, which `describe` adds itself.
+# facts are in `after` (see services.reports._facts).
 def _place_of(after: Mapping[str, Any], ctx: Context) -> str:
     number, table = int(after["round"]), after["table"]
     if number in ctx.playoff_rounds:
@@ -456,41 +474,31 @@ def _report(r: Record, ctx: Context) -> tuple[Part, ...]:
         return (f"{place}: ", reporter, f" reported {a['score']}, {event} by ", answer, *claim)
     if event == "reset":
         return (f"{place}: ", reporter, f"'s report ({a['score']}) reset")
-    raise Unknown(r.summary)
-
-
-BY_SUFFIX = re.compile(r" by [^ :]+$")
-
-
-def _without_by(summary: str) -> str:
-    return BY_SUFFIX.sub("", summary)
+    raise Unknown(event)
 
 
 def _check_in(r: Record, ctx: Context) -> tuple[Part, ...]:
-    text = _without_by(r.summary)
-    if not text.endswith(" checked in"):
-        raise Unknown(r.summary)
-    return (Mention(text[: -len(" checked in")], (r.after or {}).get("player")), " checked in")
+    return (_subject(r), " checked in")
+
+
+def _settings_words(s: Mapping[str, Any]) -> list[str]:
+    return [
+        "open" if s["open"] else "closed",
+        f"cap {s['cap']}" if s["cap"] is not None else "no cap",
+        "each entry approved" if s["approval"] else "entries accepted at once",
+        "check-in used" if s["check_in"] else "no check-in",
+    ]
 
 
 def _entry(r: Record, ctx: Context) -> tuple[Part, ...]:
-    if isinstance(r.after, dict) and "player" in r.after:
-        text, entry = _without_by(r.summary), str(r.after["entry"])
-        if not text.endswith(f" {entry}"):
-            raise Unknown(r.summary)
-        return (Mention(text[: -len(entry) - 1], str(r.after["player"])), f"'s entry {entry}")
-    head, sep, rest = r.summary.partition(": ")
-    if not sep or not head.startswith("Registration settings"):
-        raise Unknown(r.summary)
-    return (f"Registration settings: {rest}",)
+    a = r.after
+    if "player" in a:  # the organizer's decision on one entry: {"player", "entry"}
+        return (_subject(r), f"'s entry {a['entry']}")
+    return ("Registration settings: " + ", ".join(_settings_words(a)),)
 
 
 def _link(r: Record, ctx: Context) -> tuple[Part, ...]:
-    _, sep, name = _without_by(r.summary).partition(" link for ")
-    if not sep:
-        raise Unknown(r.summary)
-    who = Mention(name, str(r.after["player"]))
-    return ("New private link for " if r.after.get("replaced") else "Private link for ", who)
+    return ("New private link for " if r.after["replaced"] else "Private link for ", _subject(r))
 
 
 RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
@@ -518,9 +526,46 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
 }
 
 
-# --- What an entry is about, read from an entry written before it was stored ------------
+# --- The legacy path: facts read back from the summary ----------------------------------
+#
+# An entry written before a fact was stored beside its summary lacks it: entries restored
+# from a backup made before the fields existed have no round, table or players (migration
+# 0008 filled those of the entries in the database, through `entry_facts`), and entries
+# written before the services kept the facts below in `after` lack those. `legacy_facts`
+# reads each missing one from the summary's wording, as the services wrote it then.
+# Nothing else reads a summary.
+#
+# Legacy-only facts, in a summary and nowhere else: an entry written before they were
+# stored, its summary blanked, reads without them (a registration's "late entry", a
+# drop's "(own request)", a pairing's "(top cut)", a top-cut decision's changes), or as
+# its action's name where the sentence needs them (the cut's rule, the clock's event and
+# minutes, an import's counts, which staff change it was). Without fields too: the names
+# in results, drops, re-admissions, check-ins, entry decisions, links and registrations
+# from the event's link, and the round and table of results, league tables and clocks.
 
-Named = tuple[str | None, str]  # (interchange id, or None when only named; name)
+RESULT_SUMMARY = re.compile(r"^(?:Entered|Corrected) round (\d+) table (\d+)(?: \((.*)\): .*)?")
+GAME_SUMMARY = re.compile(r"^Round (\d+) table (\d+):")
+DROP_SUMMARY = re.compile(r"^(.+) dropped after round (\d+)( \(own request\))?$", re.S)
+READMIT_SUMMARY = re.compile(r"^(.+) re-admitted$", re.S)
+CUT_SUMMARY = re.compile(r"^Cut to phase (\d+) \((.*)\):")
+CUT_RULE = re.compile(r"^(?:top (\d+)|(\d+) points or more)$")
+TOP_CUT_DECISION = re.compile(r"^(Re-seeded|Kept) the top (\d+)(?: as seeded)? (after .*)$", re.S)
+IMPORT_SUMMARY = re.compile(
+    r"^Imported (\d+) players and (\d+) rounds( \(restored from a backup\))?$"
+)
+STAFF_SUMMARIES = (  # (summary prefix, after["event"]) of entries whose after is the username
+    ("Added ", "added"),
+    ("Staff account created: ", "created"),
+    ("New set-password link for ", "link"),
+)
+CLOCK_SUMMARY = re.compile(r"^Round (\d+): (.*)$")
+CLOCK_STARTED = re.compile(r"^clock started, (\d+) minutes$")
+CLOCK_MINUTES = re.compile(r"^([+-]\d+) minutes$")
+BY_SUFFIX = re.compile(r" by [^ :]+$")  # registration's " by <organizer>"
+
+
+def _without_by(summary: str) -> str:
+    return BY_SUFFIX.sub("", summary)
 
 
 def _whole(value: Any, maximum: int) -> int | None:
@@ -528,55 +573,175 @@ def _whole(value: Any, maximum: int) -> int | None:
     return value if ok else None
 
 
-def entry_facts(r: Record, ctx: Context) -> tuple[int | None, int | None, list[Named]]:
-    """(round, table, players) of an entry that stored only its summary and JSON: what
-    the services now pass to Write.audit, read with the parsers above (migration 0008
-    fills the older entries with it). `ctx.names` names the players that the JSON holds
-    by id only."""
-    after = r.after if isinstance(r.after, dict) else {}
-    before = r.before if isinstance(r.before, dict) else {}
-    number: Any = None
-    table: Any = None
+def _clock_facts(what: str) -> dict[str, Any] | None:
+    if started := CLOCK_STARTED.match(what):
+        return {"event": "started", "minutes": int(started.group(1))}
+    if what in ("clock paused", "clock resumed"):
+        return {"event": what.split()[1]}
+    if moved := CLOCK_MINUTES.match(what):
+        return {"event": "moved", "minutes": int(moved.group(1))}
+    return None
+
+
+def _named_in_summary(
+    r: Record, a: Mapping[str, Any], b: Mapping[str, Any], ctx: Context
+) -> list[Named]:
+    """The players an entry's summary and JSON name, as the services wrote them."""
+    text, action = r.summary or "", r.action
+    person = _namer(r, ctx)
     named: list[Named] = []
-    if r.action in (AuditAction.RESULT, AuditAction.GAME):
-        pattern = RESULT_SUMMARY if r.action == AuditAction.RESULT else GAME_SUMMARY
-        if found := pattern.match(r.summary or ""):
-            number, table = int(found.group(1)), int(found.group(2))
-            names = found.group(3) if r.action == AuditAction.RESULT else None
-            one, sep, two = (names or "").partition(" vs ")
-            named += [(None, one), (None, two)] if sep else []
-        for state in (before, after):
+    if action == AuditAction.RESULT and (found := RESULT_SUMMARY.match(text)):
+        one, sep, two = (found.group(3) or "").partition(" vs ")
+        named += [(one, None), (two, None)] if sep else [(one, None)]
+    elif action == AuditAction.GAME:
+        for state in (b, a):
             for ext in [*(state.get("places") or {}), *(state.get("absent") or [])]:
-                named.append((str(ext), ctx.names.get(str(ext), str(ext))))
-    elif r.action == AuditAction.CLOCK:
-        if found := CLOCK_SUMMARY.match(r.summary or ""):
-            number = int(found.group(1))
-    elif r.action == AuditAction.TOP_CUT:
+                named.append((person(ext).name, str(ext)))
+    elif action == AuditAction.REGISTER:
+        if isinstance(r.after, list) or "names" in a:
+            names = r.after if isinstance(r.after, list) else a["names"]
+            named += [(str(n), None) for n in names]
+        elif a.get("player") is not None:  # register_self: "<name> registered[ (...)]"
+            named.append((_without_by(text).split(" registered")[0], str(a["player"])))
+    elif action in (AuditAction.REMOVE, AuditAction.RENAME):
+        named += [(v, None) for v in (r.before, r.after) if isinstance(v, str)]
+    elif action == AuditAction.DROP and isinstance(a.get("players"), list):
+        # drop_no_shows: "Dropped 3 no-show(s)[ by alice]: A, B, C"
+        exts = [str(ext) for ext in a["players"]]
+        listed = text.partition(": ")[2].split(", ")
+        if len(listed) != len(exts):
+            listed = [person(ext).name for ext in exts]
+        named += list(zip(listed, exts, strict=True))
+    elif action in (AuditAction.DROP, AuditAction.READMIT):
+        pattern = DROP_SUMMARY if action == AuditAction.DROP else READMIT_SUMMARY
+        if found := pattern.match(text):
+            named.append((found.group(1), None))
+    elif action == AuditAction.CUT:
+        named += [(person(ext).name, str(ext)) for ext in a.get("players") or []]
+    elif action == AuditAction.TOP_CUT:
+        named += [(person(ext).name, str(ext)) for ext in a.get("seeds") or []]
+    elif action == AuditAction.REPORT:
+        if "reporter" in a:
+            named.append((str(a["reporter"]), a.get("reporter_id")))
+        if a.get("event") in ("confirmed", "disputed") and "by" in a:
+            named.append((str(a["by"]), a.get("by_id")))
+    elif action == AuditAction.CHECK_IN and a.get("player") is not None:
+        if (plain := _without_by(text)).endswith(" checked in"):
+            named.append((plain[: -len(" checked in")], str(a["player"])))
+    elif action == AuditAction.ENTRY and a.get("player") is not None:
+        plain, entry = _without_by(text), f" {a.get('entry')}"
+        if plain.endswith(entry):
+            named.append((plain[: -len(entry)], str(a["player"])))
+    elif action == AuditAction.LINK and a.get("player") is not None:
+        _, sep, name = _without_by(text).partition(" link for ")
+        if sep:
+            named.append((name, str(a["player"])))
+    unique: list[Named] = []
+    for name, ext in named:
+        if name and (name[:200], ext) not in unique:
+            unique.append((name[:200], ext))
+    return unique
+
+
+def _about_in_summary(r: Record, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(round, table) as an entry's summary and JSON say them."""
+    text, action = r.summary or "", r.action
+    if action in (AuditAction.RESULT, AuditAction.GAME):
+        pattern = RESULT_SUMMARY if action == AuditAction.RESULT else GAME_SUMMARY
+        if found := pattern.match(text):
+            return int(found.group(1)), int(found.group(2))
+    elif action == AuditAction.CLOCK:
+        if found := CLOCK_SUMMARY.match(text):
+            return int(found.group(1)), None
+    elif action == AuditAction.TOP_CUT:
         # A decision after a correction (its `after` has "correction", maybe None) is
         # about the corrected round and table; starting the cut, about its round.
-        if "correction" in after:
-            correction = after["correction"] if isinstance(after["correction"], dict) else {}
-            number, table = correction.get("round"), correction.get("table")
-        else:
-            number = after.get("round")
-    elif r.action in (AuditAction.PAIR, AuditAction.REPORT):
-        number, table = after.get("round"), after.get("table")
-    elif r.action == AuditAction.UNDO:
-        number = before.get("round")
-    elif r.action == AuditAction.DROP:
-        number = after.get("dropped_after_round")
-    elif r.action == AuditAction.READMIT:
-        number = before.get("dropped_after_round")
-    if r.action not in (AuditAction.RESULT, AuditAction.GAME):
-        named += [(m.ext, m.name) for m in describe(r, ctx).mentions]
-    if r.action == AuditAction.REGISTER and after.get("player") is not None:
-        # services.registration.register_self: "<name> registered", after {"player"}
-        named.append((str(after["player"]), _without_by(r.summary).split(" registered")[0]))
-    unique: list[Named] = []
-    for ext, name in named:
-        if name and (ext, name) not in unique:
-            unique.append((ext, name[:200]))
-    return _whole(number, 32_767), _whole(table, 2**31 - 1), unique
+        if "correction" in a:
+            correction = a["correction"] if isinstance(a["correction"], dict) else {}
+            return correction.get("round"), correction.get("table")
+        return a.get("round"), None
+    elif action in (AuditAction.PAIR, AuditAction.REPORT):
+        return a.get("round"), a.get("table")
+    elif action == AuditAction.UNDO:
+        return b.get("round"), None
+    elif action == AuditAction.DROP:
+        return a.get("dropped_after_round"), None
+    elif action == AuditAction.READMIT:
+        return b.get("dropped_after_round"), None
+    return None, None
+
+
+def _after_in_summary(r: Record, a: Mapping[str, Any]) -> Any:
+    """`after` with the facts services now keep there, read from the summary when missing."""
+    text, action = r.summary or "", r.action
+    if action == AuditAction.REGISTER and isinstance(r.after, list):
+        head = text.split(":", 1)[0]
+        return {"names": r.after, "late": "(late entry)" in head}
+    if action == AuditAction.STAFF and isinstance(r.after, str):
+        for prefix, event in STAFF_SUMMARIES:
+            if text.startswith(prefix):
+                return {"event": event, "username": r.after}
+        return r.after
+    if r.after is not None and not isinstance(r.after, dict):
+        return r.after
+    extra: dict[str, Any] = {}
+    if action == AuditAction.DROP and "by_player" not in a:
+        found = DROP_SUMMARY.match(text)
+        if found and found.group(3):
+            extra["by_player"] = True
+    elif action == AuditAction.PAIR and "playoff" not in a:
+        extra["playoff"] = text.endswith("(top cut)")
+    elif action == AuditAction.CUT and "top" not in a:
+        found = CUT_SUMMARY.match(text)
+        rule = CUT_RULE.match(found.group(2)) if found else None
+        if rule:
+            top, points = rule.groups()
+            extra.update(top=int(top) if top else None, min_points=points and int(points))
+    elif action == AuditAction.TOP_CUT and CUT_DECISION in a and "change_texts" not in a:
+        found = TOP_CUT_DECISION.match(text)
+        changes = found.group(3).partition(": ")[2] if found else ""
+        extra["change_texts"] = [changes] if changes else []
+    elif action == AuditAction.IMPORT and "restored" not in a:
+        if found := IMPORT_SUMMARY.match(text):
+            players, rounds, restored = found.groups()
+            extra.update(players=int(players), rounds=int(rounds), restored=bool(restored))
+    elif action == AuditAction.CLOCK and "event" not in a:
+        found = CLOCK_SUMMARY.match(text)
+        extra = (_clock_facts(found.group(2)) if found else None) or {}
+    return {**a, **extra} if extra else r.after
+
+
+def legacy_facts(r: Record, ctx: Context) -> Record:
+    """The entry with the facts it lacks read from its summary (see above). Each is
+    filled only where the entry stored none: the round and table when empty; the players
+    when none are stored (or, for a result, fewer than the two its summary names: a
+    result is always between two); a fact of `after` when `after` lacks its key. An
+    entry that lacks nothing comes back as it is. `ctx.names` names the players the JSON
+    holds by id only."""
+    a = r.after if isinstance(r.after, dict) else {}
+    b = r.before if isinstance(r.before, dict) else {}
+    number, table, players = r.round, r.table, r.players
+    if number is None or table is None:
+        found_round, found_table = _about_in_summary(r, a, b)
+        number = number if number is not None else _whole(found_round, 32_767)
+        table = table if table is not None else _whole(found_table, 2**31 - 1)
+    if not players or (r.action == AuditAction.RESULT and len(players) < 2):
+        named = _named_in_summary(r, a, b, ctx)
+        if len(named) > len(players):
+            players = tuple(named)
+    after = _after_in_summary(r, a)
+    if (number, table, players) == (r.round, r.table, r.players) and after is r.after:
+        return r
+    return replace(r, round=number, table=table, players=players, after=after)
+
+
+def entry_facts(
+    r: Record, ctx: Context
+) -> tuple[int | None, int | None, list[tuple[str | None, str]]]:
+    """(round, table, players as (interchange id, name)) of an entry that stored only its
+    summary and JSON, as migration 0008 stores them: what `legacy_facts` reads."""
+    read = legacy_facts(replace(r, round=None, table=None, players=()), ctx)
+    return read.round, read.table, [(ext, name) for name, ext in read.players]
 
 
 # --- The screen: filters and a page of sentences -----------------------------------------
@@ -606,6 +771,7 @@ def round_filter(number: int) -> Q:
 
 
 def _records(rows: Iterable[AuditEntry]) -> list[tuple[int, Record]]:
+    """Entries read with their players prefetched (`players`: one query for the page)."""
     return [
         (
             e.pk,
@@ -616,6 +782,9 @@ def _records(rows: Iterable[AuditEntry]) -> list[tuple[int, Record]]:
                 e.after,
                 e.at,
                 e.user.get_username() if e.user_id and e.user else None,
+                round=e.round,
+                table=e.table,
+                players=tuple((p.name, p.external_id) for p in e.players.all()),
             ),
         )
         for e in rows
@@ -679,15 +848,24 @@ def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
     first, last = span["first"], span["last"]
     with_date = bool(first and last and first.astimezone(tz).date() != last.astimezone(tz).date())
     with_year = bool(with_date and first.astimezone(tz).year != last.astimezone(tz).year)
+    # Players the JSON holds by id that the entry did not name (entries written before
+    # their players were stored): named as they are now. None at all: no query.
     exts: set[str] = set()
     for _, r in rows:
+        held: set[str] = set()
         for state in (r.before, r.after) if r.action == AuditAction.GAME else ():
             if isinstance(state, dict):
-                exts.update(state.get("places") or {})
-                exts.update(state.get("absent") or [])
-        if r.action in (AuditAction.CUT, AuditAction.TOP_CUT) and isinstance(r.after, dict):
-            exts.update(map(str, r.after.get("players") or r.after.get("seeds") or []))
-    names = dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
+                held.update(map(str, state.get("places") or {}))
+                held.update(map(str, state.get("absent") or []))
+        listing = (AuditAction.CUT, AuditAction.TOP_CUT, AuditAction.DROP)
+        if r.action in listing and isinstance(r.after, dict):
+            held.update(map(str, r.after.get("players") or r.after.get("seeds") or []))
+        exts |= held - {ext for _, ext in r.players}
+    names = (
+        dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
+        if exts
+        else {}
+    )
     playoff = _playoff_names(t)
     return Context(
         names=names, playoff_rounds=playoff, tz=tz, with_date=with_date, with_year=with_year
@@ -734,7 +912,8 @@ def audit_log(
     pages = Paginator(entries.order_by("-at", "-id").values_list("pk", flat=True), PAGE_SIZE)
     shown = pages.get_page(page)  # past the end: the last page
     order = {pk: k for k, pk in enumerate(shown.object_list)}
-    rows = _records(AuditEntry.objects.filter(pk__in=order).select_related("user"))
+    page_rows = AuditEntry.objects.filter(pk__in=order).select_related("user")
+    rows = _records(page_rows.prefetch_related("players"))
     rows.sort(key=lambda row: order[row[0]])
     ctx = _context(t, rows)
     sentences = [(pk, r, describe(r, ctx)) for pk, r in rows]
@@ -779,30 +958,34 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _markup(sentence: Sentence, link: Mapping[tuple[str, str | None], int | None], url: str) -> str:
+def _markup(sentence: Sentence, link: Links, url: str) -> str:
     """The sentence as HTML, each player's name a link to the log filtered by them.
 
     Built here rather than in the template: 200 rows of parts through template tags cost
     ten times more, as pages/public.py found for its big tables."""
+    by_ext, by_name = link
     out = []
     for part in sentence.parts:
         if isinstance(part, str):
             out.append(escape(part))
-        elif (pk := link.get((part.name, part.ext))) is not None:
+        elif (pk := by_ext.get(part.ext) if part.ext else by_name.get(part.name)) is not None:
             out.append(f'<a href="{url}?player={pk}">{escape(part.name)}</a>')
         else:
             out.append(escape(part.name))
     return "".join(out)
 
 
-def _links(mentions: Sequence[Mention], t: Tournament) -> dict[tuple[str, str | None], int | None]:
+Links = tuple[Mapping[str, int], Mapping[str, int | None]]  # by interchange id, by name
+
+
+def _links(mentions: Sequence[Mention], t: Tournament) -> Links:
     """Names link to the log filtered by that player: by their id when the entry stored
-    it, else by the name when exactly one player has it (two of one name: no link)."""
-    link: dict[tuple[str, str | None], int | None] = {}
-    by_ext = t.players.filter(external_id__in={m.ext for m in mentions if m.ext})
-    for ext, name, pk in by_ext.values_list("external_id", "name", "pk"):
-        link[name, ext] = pk
-    by_name = t.players.filter(name__in={m.name for m in mentions if not m.ext})
-    for name, pk in by_name.values_list("name", "pk"):
-        link[name, None] = None if (name, None) in link else pk
-    return link
+    it (whatever they are called now: a renamed player's old name leads to them), else by
+    the name when exactly one player has it now (two of one name: no link)."""
+    exts = {m.ext for m in mentions if m.ext}
+    by_ext = dict(t.players.filter(external_id__in=exts).values_list("external_id", "pk"))
+    by_name: dict[str, int | None] = {}
+    names = t.players.filter(name__in={m.name for m in mentions if not m.ext})
+    for name, pk in names.values_list("name", "pk"):
+        by_name[name] = None if name in by_name else pk
+    return by_ext, by_name

@@ -17,26 +17,28 @@ LOW, HIGH = ROUND_MINUTES_RANGE
 
 
 @contextmanager
-def _clock(round_: Round, by: Any, summary: str) -> Iterator[Round]:
+def _clock(round_: Round, by: Any, summary: str, after: dict[str, Any]) -> Iterator[Round]:
+    """`after`: what the audit log's sentence reads ({"event", "minutes"}, pages.audit)."""
     with writing(round_.tournament_id, by=by) as w:
         r = Round.objects.get(pk=round_.pk)
         yield r
         r.save(update_fields=["clock_ends_at", "clock_paused_remaining"])
         w.touched()
-        w.audit(AuditAction.CLOCK, f"Round {r.number}: {summary}", round=r.number)
+        w.audit(AuditAction.CLOCK, f"Round {r.number}: {summary}", after=after, round=r.number)
 
 
 def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any = None) -> Round:
     if not LOW <= minutes <= HIGH:
         raise ServiceError(f"A round lasts between {LOW} and {HIGH} minutes.")
-    with _clock(round, by, f"clock started, {minutes} minutes") as r:
+    started = {"event": "started", "minutes": minutes}
+    with _clock(round, by, f"clock started, {minutes} minutes", started) as r:
         r.clock_ends_at = timezone.now() + timedelta(minutes=minutes)
         r.clock_paused_remaining = None
     return r
 
 
 def pause_clock(*, round: Round, by: Any = None) -> Round:
-    with _clock(round, by, "clock paused") as r:
+    with _clock(round, by, "clock paused", {"event": "paused"}) as r:
         if r.clock_ends_at is None:
             raise ServiceError("The clock is not running.")
         r.clock_paused_remaining = r.clock_ends_at - timezone.now()
@@ -45,7 +47,7 @@ def pause_clock(*, round: Round, by: Any = None) -> Round:
 
 
 def resume_clock(*, round: Round, by: Any = None) -> Round:
-    with _clock(round, by, "clock resumed") as r:
+    with _clock(round, by, "clock resumed", {"event": "resumed"}) as r:
         if r.clock_paused_remaining is None:
             raise ServiceError("The clock is not paused.")
         r.clock_ends_at = timezone.now() + r.clock_paused_remaining
@@ -56,7 +58,8 @@ def resume_clock(*, round: Round, by: Any = None) -> Round:
 def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
     if not -HIGH <= minutes <= HIGH or minutes == 0:
         raise ServiceError(f"Add between 1 and {HIGH} minutes (negative to take time away).")
-    with _clock(round, by, f"{minutes:+d} minutes") as r:
+    moved = {"event": "moved", "minutes": minutes}
+    with _clock(round, by, f"{minutes:+d} minutes", moved) as r:
         delta = timedelta(minutes=minutes)
         if r.clock_paused_remaining is not None:
             r.clock_paused_remaining += delta

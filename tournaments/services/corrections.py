@@ -163,7 +163,12 @@ def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any =
             f"Re-seeded the top {size} {_cause(state)}: "
             + "; ".join(c["text"] for c in state["changes"]),
             before={"seeds": before_seeds},
-            after={**_after(state, "reseed"), "round": number, "seeds": state["order"][:size]},
+            after={
+                **_after(state, "reseed"),
+                "round": number,
+                "seeds": state["order"][:size],
+                "change_texts": [c["text"] for c in state["changes"]],
+            },
             **_about(t, state, [*state["order"][:size], *before_seeds]),
         )
     return round_
@@ -186,6 +191,10 @@ def keep_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = N
             AuditAction.TOP_CUT,
             f"Kept the top {size} as seeded {_cause(state)}: "
             + "; ".join(c["text"] for c in state["changes"]),
-            after={**_after(state, "keep"), "seeds": seeds},
+            after={
+                **_after(state, "keep"),
+                "seeds": seeds,
+                "change_texts": [c["text"] for c in state["changes"]],
+            },
             **_about(t, state, seeds),
         )

@@ -59,6 +59,11 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
                 AuditAction.IMPORT,
                 f"Imported {len(doc['players'])} players and {len(doc.get('rounds', []))} rounds"
                 + restored,
+                after={
+                    "players": len(doc["players"]),
+                    "rounds": len(doc.get("rounds", [])),
+                    "restored": bool(restored),
+                },
             )
         transaction.on_commit(_refresh_planner_statistics, robust=True)
     return tournament

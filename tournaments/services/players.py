@@ -81,7 +81,7 @@ def register_players(
         w.audit(
             AuditAction.REGISTER,
             f"Added {len(players)} player(s){late}: " + ", ".join(p.name for p in players),
-            after=[p.name for p in players],
+            after={"names": [p.name for p in players], "late": bool(late)},
             players=players,
         )
     return players

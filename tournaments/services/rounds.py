@@ -95,7 +95,11 @@ def pair_next_round(
         w.audit(
             AuditAction.PAIR,
             f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
-            after={"round": round_.number, "matches": round_.matches.count()},
+            after={
+                "round": round_.number,
+                "matches": round_.matches.count(),
+                "playoff": round_.playoff,
+            },
             round=round_.number,
         )
         if round_.playoff:
@@ -281,7 +285,12 @@ def cut_to_next_phase(
         w.audit(
             AuditAction.CUT,
             f"Cut to phase {t.phase} ({rule}): {len(advancing)} players advance",
-            after={"phase": t.phase, "players": [p.external_id for p in advancing]},
+            after={
+                "phase": t.phase,
+                "players": [p.external_id for p in advancing],
+                "top": top,
+                "min_points": min_points,
+            },
             players=advancing,
         )
     return advancing

@@ -38,7 +38,8 @@ def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
             raise ServiceError(f"{username} is staff already.")
         t.staff.add(user)
         w.touched()
-        w.audit(AuditAction.STAFF, f"Added {username} to the staff", after=username)
+        w.audit(AuditAction.STAFF, f"Added {username} to the staff",
+                after={"event": "added", "username": username})  # fmt: skip
     return user
 
 
@@ -91,7 +92,7 @@ def create_staff_account(*, tournament: Tournament, username: str, by: Any = Non
         AccountOrigin.objects.create(user=user, created_for_id=t.owner_id, tournament=t)
         w.touched()
         w.audit(AuditAction.STAFF, f"Staff account created: {user.get_username()}",
-                after=user.get_username())  # fmt: skip
+                after={"event": "created", "username": user.get_username()})  # fmt: skip
     return user
 
 
@@ -114,7 +115,8 @@ def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = N
         # The token hashes the stored password: a fresh unusable one voids the old links.
         user.set_unusable_password()
         user.save(update_fields=["password"])
-        w.audit(AuditAction.STAFF, f"New set-password link for {name}", after=name)
+        w.audit(AuditAction.STAFF, f"New set-password link for {name}",
+                after={"event": "link", "username": name})  # fmt: skip
     return user
 
 

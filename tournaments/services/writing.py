@@ -81,8 +81,11 @@ class Write:
     ) -> None:
         """Record what this write did, for the event's audit log: the summary and the
         values before and after, and what the entry is about (the round, the table and
-        the players: Player rows, or (interchange id, name) pairs), which the audit
-        screen filters on."""
+        the players: Player rows, or (interchange id, name) pairs, stored with their
+        names as of now). The audit screen filters on those fields and builds its
+        sentence from them and from before/after (pages.audit): a fact the sentence
+        needs goes there too, never only into the summary, which the screen shows as
+        recorded and reads only for entries written before that fact was stored."""
         self.dirty = True
         self.entries.append(
             AuditEntry(
