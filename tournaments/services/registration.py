@@ -17,11 +17,8 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from scoring.engine import compute_standings
 from scoring.engine.ranking import draw_key
-from scoring.engine.records import EventRecord, PlayerRecord
 from scoring.models import Standing
-from scoring.services import edge, points_stored
 from tournaments import names
 from tournaments.domain import (
     PAIRED,
@@ -116,55 +113,43 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
     )
     accepted = t.players.filter(entry=Entry.ACCEPTED).count()
     drawn = t.system != "league"
+
+    def order(pk: int, ext: str) -> Any:
+        return (draw_key(t.seed, ext), ext) if drawn else pk
+
+    keys = [order(pk, ext) for pk, ext, _rank in stored]
     if drawn:
-        keys = [(draw_key(t.seed, ext), ext) for _pk, ext, _rank in stored]
         expected = all(rank == n for n, (_pk, _ext, rank) in enumerate(stored, start=1))
-        in_order = all(a < b for a, b in pairwise(keys))
     else:
         expected = all(rank == 1 for *_rest, rank in stored)
-        in_order = all(a[0] < b[0] for a, b in pairwise(stored))
-    if not (expected and in_order and accepted == len(stored) + len(players)):
+    in_order = all(a < b for a, b in pairwise(keys))
+    # Fewer than two players is a recompute of nothing: there, and only there, the
+    # values of a level player can depend on how many there are (a pod of one is a
+    # complete round robin).
+    if len(stored) < 2 or not (expected and in_order and accepted == len(stored) + len(players)):
         w.changed()
         return
-    # The values of a player with no round, as the engine scores them.
-    (row,) = compute_standings(
-        EventRecord(
-            system=t.system,  # type: ignore[arg-type]
-            players=(PlayerRecord(id="new"),),
-            rounds=(),
-            best_of=t.best_of,
-            seed=t.seed,
-        )
-    ).rows
-    values = {
-        "points": points_stored(row.points),
-        "points_exact": str(row.points),
-        "wins": row.wins,
-        "losses": row.losses,
-        "draws": row.draws,
-        "played": row.played,
-        "tiebreakers": {k: edge(v) for k, v in row.tiebreakers.items()},
-    }
+    # Everyone is level: the newcomer's values are those of any other player.
+    values = (
+        Standing.objects.filter(tournament=t, position=1)
+        .values("points", "points_exact", "wins", "losses", "draws", "played", "tiebreakers")
+        .get()
+    )
+    new = sorted(players, key=lambda p: order(p.pk, p.external_id))
+    places = [bisect.bisect(keys, order(p.pk, p.external_id)) + j + 1 for j, p in enumerate(new)]
+    # The rows between the j-th and the (j+1)-th newcomer move down by j + 1 (and so do
+    # their ranks, unless everyone shares rank 1); the last ones first, so that no row
+    # is moved into a range still to be moved.
+    shift = {"position": F("position")}
     if drawn:
-        new = sorted(players, key=lambda p: (draw_key(t.seed, p.external_id), p.external_id))
-        places = [
-            bisect.bisect(keys, (draw_key(t.seed, p.external_id), p.external_id)) + j + 1
-            for j, p in enumerate(new)
-        ]
-        # The rows between the j-th and the (j+1)-th newcomer move down by j + 1; the
-        # last ones first, so that no row is moved into a range still to be moved.
-        for j in reversed(range(len(new))):
-            low = places[j] - j
-            high = places[j + 1] - (j + 1) - 1 if j + 1 < len(new) else None
-            rows = Standing.objects.filter(tournament=t, position__gte=low)
-            if high is not None:
-                rows = rows.filter(position__lte=high)
-            rows.update(position=F("position") + j + 1, rank=F("rank") + j + 1)
-        ranks = places
-    else:
-        new = sorted(players, key=lambda p: p.pk)
-        places = [len(stored) + j + 1 for j in range(len(new))]
-        ranks = [1] * len(new)
+        shift["rank"] = F("rank")
+    for j in reversed(range(len(new))):
+        low = places[j] - j
+        rows = Standing.objects.filter(tournament=t, position__gte=low)
+        if j + 1 < len(new):
+            rows = rows.filter(position__lt=places[j + 1] - j - 1)
+        rows.update(**{field: value + j + 1 for field, value in shift.items()})
+    ranks = places if drawn else [1] * len(new)
     Standing.objects.bulk_create(
         Standing(tournament=t, player=p, position=place, rank=rank, **values)
         for p, place, rank in zip(new, places, ranks, strict=True)
