@@ -81,6 +81,9 @@ def test_look_alikes_are_found_and_different_names_are_not() -> None:
     assert names.lookalike("ALEX", ["Alex"]) is None  # the same name: a duplicate
     assert names.lookalike("José", ["Jose"]) is None  # an accent is seen
     assert names.lookalike("Ian", ["Lan", "Jan"]) is None
+    # A pasted list: against the event's names and the list's own earlier ones.
+    pasted = ["Ben", CYRILLIC_A + "lex", "B\u0435n", "ben"]  # Cyrillic small ie in the third
+    assert names.lookalikes(pasted, ["Alex"]) == [(CYRILLIC_A + "lex", "Alex"), ("B\u0435n", "Ben")]
     # What the organizer may have typed is shown as typed: only comparisons fold.
     assert names.clean("\uff21lex") == "\uff21lex"
 

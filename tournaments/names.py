@@ -14,7 +14,7 @@ it happens in `skeleton`, which compares names and is never stored or shown.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 # Invisible characters outside the "C" categories refused below: fillers that render as
@@ -134,3 +134,18 @@ def lookalike(name: str, existing: Iterable[str]) -> str | None:
         if skeleton(other) == own_skeleton and key(other) != own_key:
             return other
     return None
+
+
+def lookalikes(new: Sequence[str], existing: Iterable[str]) -> list[tuple[str, str]]:
+    """(new name, the name it looks like) for each of `new` that looks like one of
+    `existing` or an earlier one of `new` (`lookalike`, for a pasted list: each name's
+    skeleton computed once)."""
+    seen: dict[str, str] = {}
+    for name in existing:
+        seen.setdefault(skeleton(name), name)
+    found = []
+    for name in new:
+        other = seen.setdefault(skeleton(name), name)
+        if key(other) != key(name):
+            found.append((name, other))
+    return found

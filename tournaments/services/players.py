@@ -76,17 +76,16 @@ def register_players(
             )
         if not allow_duplicates:
             existing = list(t.players.values_list("name", flat=True))
-            known = {name_rules.key(n) for n in existing}
-            seen: list[str] = []
+            seen = {name_rules.key(n) for n in existing}
             twice = []
-            alike = []
             for name in cleaned:
                 key = name_rules.key(name)
-                if key in known or key in {name_rules.key(n) for n in seen}:
+                if key in seen:
                     twice.append(name)
-                elif (other := name_rules.lookalike(name, [*existing, *seen])) is not None:
-                    alike.append((name, other))
-                seen.append(name)
+                seen.add(key)
+            alike = [
+                pair for pair in name_rules.lookalikes(cleaned, existing) if pair[0] not in twice
+            ]
             if twice or alike:
                 raise DuplicateNames(twice, alike)
         # With check-in used, a late entry the organizer adds is at the venue: it is

@@ -101,6 +101,10 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
 
     Anything else in the stored rows (they do not hold exactly the other accepted players
     in that order) and the standings are recomputed, as before.
+
+    The write is then `touched`, not `changed`: the scoring's change log hears of no
+    match, which is true (there is none yet), and its snapshots are never patched from
+    here: pairing round 1, the next write with anything to score, reads the whole event.
     """
     t = w.tournament
     if t.rounds.exists():
