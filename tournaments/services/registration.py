@@ -11,6 +11,7 @@ import bisect
 import secrets
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -92,6 +93,13 @@ def new_player_ids(tournament: Tournament, count: int) -> list[str]:
             return sorted(ids)
 
 
+@lru_cache(maxsize=65_536)
+def _drawn(seed: int, external_id: str) -> tuple[int, str]:
+    """The player's place in the seeded draw (as the engine sorts a run of level players):
+    remembered, since every registration reads every player's."""
+    return draw_key(seed, external_id), external_id
+
+
 def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
     """New accepted players, before round 1, into the stored standings, without a recompute
     (issue 24 item 8: at 10,000 players it took a second per registration, under the
@@ -119,7 +127,7 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
     drawn = t.system != "league"
 
     def order(pk: int, ext: str) -> Any:
-        return (draw_key(t.seed, ext), ext) if drawn else pk
+        return _drawn(t.seed, ext) if drawn else pk
 
     keys = [order(pk, ext) for pk, ext, _rank in stored]
     if drawn:
