@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from scoring.engine.records import SYSTEMS
+from tournaments import names
 from tournaments.models import AuditAction, CutDecision, Entry, Match, MatchKind, Seat, Tournament
 from tournaments.rules import MAX_GAMES, check_two_player_result
 
@@ -146,8 +147,12 @@ def validate_document(doc: Any) -> None:
                     c.add(f"{place}.id", f"duplicate player id {pid!r}")
                 ids.add(pid)
             pname = player.get("name")
-            if c.expect(f"{place}.name", pname, str, "a string"):
-                c.text(f"{place}.name", pname, maximum=200)
+            if (
+                c.expect(f"{place}.name", pname, str, "a string")
+                and c.text(f"{place}.name", pname, maximum=200)
+                and (why := names.problem(pname))
+            ):
+                c.add(f"{place}.name", why)  # invisible characters (tournaments.names)
             if player.get("dropped_after_round") is not None:
                 c.count(
                     f"{place}.dropped_after_round",

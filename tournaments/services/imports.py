@@ -30,6 +30,7 @@ from tournaments.models import (
     Status,
     Tournament,
 )
+from tournaments.names import normal as normal_name
 from tournaments.services.corrections import CUT_DECISION, DECISION_FIELDS
 from tournaments.services.lifecycle import insert_tournament, new_seed
 from tournaments.services.writing import writing
@@ -217,7 +218,7 @@ def _write_rows(tournament: Tournament, doc: dict[str, Any]) -> None:
         Player(
             tournament=tournament,
             external_id=p["id"],
-            name=p["name"].strip(),
+            name=normal_name(p["name"]),
             dropped_after_round=p.get("dropped_after_round"),
             made_phase=made.get(p["id"], 1),
         )

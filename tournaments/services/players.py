@@ -8,24 +8,52 @@ from typing import Any
 from django.db.models import Max
 from django.utils import timezone
 
+from tournaments import names as name_rules
 from tournaments.domain import cut_drop
 from tournaments.models import AuditAction, Player
 from tournaments.services.playoff import concede, cut_facts
+from tournaments.services.registration import new_player_ids, place_before_round_one
 from tournaments.services.writing import ServiceError, writing
 
 MAX_NAME = 200  # Player.name's max_length
 
 
 class DuplicateNames(ServiceError):
-    """Names already registered: the caller asks, then registers with `allow_duplicates`."""
+    """Names already registered, or looking like one (`lookalikes`: (new, existing) pairs):
+    the caller asks, then registers with `allow_duplicates`."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], lookalikes: Sequence[tuple[str, str]] = ()) -> None:
         self.names = names
-        listed = ", ".join(names)
-        super().__init__(
-            f"Already registered: {listed}. Add {'them' if len(names) > 1 else 'it'} again "
-            "only for a different person with the same name."
-        )
+        self.lookalikes = list(lookalikes)
+        parts = []
+        if names:
+            listed = ", ".join(names)
+            parts.append(
+                f"Already registered: {listed}. Add {'them' if len(names) > 1 else 'it'} "
+                "again only for a different person with the same name."
+            )
+        if self.lookalikes:
+            # "Alex" in Latin letters and with a Cyrillic capital A print alike: a player
+            # looking for their name on the pairings could take the other's seat.
+            listed = "; ".join(f"{new} looks like {old}" for new, old in self.lookalikes)
+            parts.append(
+                f"{listed} (different letters that print alike). Add "
+                f"{'them' if len(self.lookalikes) > 1 else 'it'} only if that is right."
+            )
+        super().__init__(" ".join(parts))
+
+
+def _clean_names(names: Sequence[str]) -> list[str]:
+    cleaned = []
+    for line, raw in enumerate(names, start=1):
+        try:
+            name = name_rules.clean(raw, field="name", maximum=MAX_NAME, required=False)
+        except name_rules.NameRefused as exc:
+            where = f"Line {line}: t" if len(names) > 1 else "T"
+            raise ServiceError(where + str(exc)[1:]) from exc
+        if name:
+            cleaned.append(name)
+    return cleaned
 
 
 def register_players(
@@ -33,16 +61,14 @@ def register_players(
 ) -> list[Player]:
     """Add players (a late entry when rounds were already played: they start at 0).
 
-    A name already registered (or given twice) is refused with DuplicateNames unless
-    `allow_duplicates`: two people may share a name, but it is usually a typo twice.
-    A round-robin pod takes no late entry: its whole schedule was paired at once.
+    A name already registered (or given twice), or one looking like another (tournaments.
+    names), is refused with DuplicateNames unless `allow_duplicates`: two people may share
+    a name, but it is usually a typo twice. A round-robin pod takes no late entry: its
+    whole schedule was paired at once.
     """
-    cleaned = [n.strip() for n in names if n.strip()]
+    cleaned = _clean_names(names)
     if not cleaned:
         raise ServiceError("Give at least one player name.")
-    for line, name in enumerate(cleaned, start=1):
-        if len(name) > MAX_NAME:
-            raise ServiceError(f"Line {line}: the name is longer than {MAX_NAME} characters.")
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.system == "pod" and t.rounds.exists():
@@ -51,33 +77,31 @@ def register_players(
                 "would never be paired. Undo the pairing (before any result) to add players."
             )
         if not allow_duplicates:
-            known = {n.casefold() for n in t.players.values_list("name", flat=True)}
-            seen: set[str] = set()
+            existing = list(t.players.values_list("name", flat=True))
+            seen = {name_rules.key(n) for n in existing}
             twice = []
             for name in cleaned:
-                key = name.casefold()
-                if key in known or key in seen:
+                key = name_rules.key(name)
+                if key in seen:
                     twice.append(name)
                 seen.add(key)
-            if twice:
-                raise DuplicateNames(twice)
-        taken = set(t.players.values_list("external_id", flat=True))
+            alike = [
+                pair for pair in name_rules.lookalikes(cleaned, existing) if pair[0] not in twice
+            ]
+            if twice or alike:
+                raise DuplicateNames(twice, alike)
         # With check-in used, a late entry the organizer adds is at the venue: it is
         # paired from the next round (services.seating pairs checked-in players only).
         present = timezone.now() if t.check_in and t.rounds.exists() else None
-        players = []
-        n = len(taken)
-        for name in cleaned:
-            n += 1
-            while f"p{n}" in taken:
-                n += 1
-            taken.add(f"p{n}")
-            players.append(
-                Player(tournament=t, external_id=f"p{n}", name=name, checked_in_at=present)
-            )
+        players = [
+            Player(tournament=t, external_id=external_id, name=name, checked_in_at=present)
+            for name, external_id in zip(cleaned, new_player_ids(t, len(cleaned)), strict=True)
+        ]
         Player.objects.bulk_create(players)
         late = " (late entry)" if t.rounds.exists() else ""
-        w.changed()
+        # A late entry is scored with the results so far (a recompute); before round 1 the
+        # standings only take them in.
+        place_before_round_one(w, players)
         w.audit(
             AuditAction.REGISTER,
             f"Added {len(players)} player(s){late}: " + ", ".join(p.name for p in players),
@@ -88,11 +112,12 @@ def register_players(
 
 
 def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
-    name = name.strip()
+    try:
+        name = name_rules.clean(name, field="name", maximum=MAX_NAME, required=False)
+    except name_rules.NameRefused as exc:
+        raise ServiceError(str(exc)) from exc
     if not name:
         raise ServiceError("The name must not be empty.")
-    if len(name) > MAX_NAME:
-        raise ServiceError(f"The name is longer than {MAX_NAME} characters.")
     with writing(player.tournament_id, by=by) as w:
         old = Player.objects.get(pk=player.pk).name
         if old == name:

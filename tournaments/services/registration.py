@@ -7,19 +7,29 @@ no audit entry, log line or error message ever holds one.
 
 from __future__ import annotations
 
+import bisect
+import secrets
 import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
+from django.db.models import F
 from django.utils import timezone
 
+from scoring.engine.ranking import draw_key
+from scoring.models import Standing
+from tournaments import names
 from tournaments.domain import (
     PAIRED,
     entries_counted,
     not_checked_in,
     registration_closed_reason,
 )
+from tournaments.locking import REGISTRATION_LOCK_SECONDS, lock_wait
 from tournaments.models import AuditAction, Entry, Player, Tournament
-from tournaments.services.writing import ServiceError, writing
+from tournaments.services.writing import ServiceError, Write, writing
 from tournaments.tokens import new_token, token_hash
 
 MAX_NAME = 200  # Player.name's max_length
@@ -56,8 +66,107 @@ def _clean_text(value: str, *, field: str, maximum: int, required: bool) -> str:
     return text
 
 
-def _name_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
+def _clean_name(value: str) -> str:
+    try:
+        return names.clean(value, field="name", maximum=MAX_NAME)
+    except names.NameRefused as exc:
+        raise FieldRefused(str(exc), field="name") from exc
+
+
+# Ids made here cannot be told from one another (issue 24 item 10): sequential ones
+# ("p1", "p2") let anyone walk the whole list of entries. Lower-case base32 without
+# look-alikes (Crockford's alphabet): 8 characters, 40 bits, read aloud or typed from a
+# phone. Imported events keep the ids of their file (shared/spec/interchange.md).
+ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+ID_LENGTH = 8
+
+
+def new_player_ids(tournament: Tournament, count: int) -> list[str]:
+    """`count` fresh ids, "p" and random characters, none already used in the event.
+    Called under the event's lock; the unique constraint backs it."""
+    while True:
+        ids = {
+            "p" + "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+            for _ in range(count)
+        }
+        if len(ids) == count and not tournament.players.filter(external_id__in=ids).exists():
+            return sorted(ids)
+
+
+@lru_cache(maxsize=65_536)
+def _drawn(seed: int, external_id: str) -> tuple[int, str]:
+    """The player's place in the seeded draw (as the engine sorts a run of level players):
+    remembered, since every registration reads every player's."""
+    return draw_key(seed, external_id), external_id
+
+
+def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
+    """New accepted players, before round 1, into the stored standings, without a recompute
+    (issue 24 item 8: at 10,000 players it took a second per registration, under the
+    event's lock). Before round 1 every player is level on every value, so the standings
+    are the seeded draw's order (league: no draw, everyone shares rank 1 in the order
+    they entered), and a newcomer only moves the rows after its place down by one.
+
+    Anything else in the stored rows (they do not hold exactly the other accepted players
+    in that order) and the standings are recomputed, as before.
+
+    The write is then `touched`, not `changed`: the scoring's change log hears of no
+    match, which is true (there is none yet), and its snapshots are never patched from
+    here: pairing round 1, the next write with anything to score, reads the whole event.
+    """
+    t = w.tournament
+    if t.rounds.exists():
+        w.changed()  # results to score: the recompute places them
+        return
+    stored = list(
+        Standing.objects.filter(tournament=t)
+        .order_by("position")
+        .values_list("player_id", "player__external_id", "rank")
+    )
+    accepted = t.players.filter(entry=Entry.ACCEPTED).count()
+    drawn = t.system != "league"
+
+    def order(pk: int, ext: str) -> Any:
+        return _drawn(t.seed, ext) if drawn else pk
+
+    keys = [order(pk, ext) for pk, ext, _rank in stored]
+    if drawn:
+        expected = all(rank == n for n, (_pk, _ext, rank) in enumerate(stored, start=1))
+    else:
+        expected = all(rank == 1 for *_rest, rank in stored)
+    in_order = all(a < b for a, b in pairwise(keys))
+    # Fewer than two players is a recompute of nothing: there, and only there, the
+    # values of a level player can depend on how many there are (a pod of one is a
+    # complete round robin).
+    if len(stored) < 2 or not (expected and in_order and accepted == len(stored) + len(players)):
+        w.changed()
+        return
+    # Everyone is level: the newcomer's values are those of any other player.
+    values = (
+        Standing.objects.filter(tournament=t, position=1)
+        .values("points", "points_exact", "wins", "losses", "draws", "played", "tiebreakers")
+        .get()
+    )
+    new = sorted(players, key=lambda p: order(p.pk, p.external_id))
+    places = [bisect.bisect(keys, order(p.pk, p.external_id)) + j + 1 for j, p in enumerate(new)]
+    # The rows between the j-th and the (j+1)-th newcomer move down by j + 1 (and so do
+    # their ranks, unless everyone shares rank 1); the last ones first, so that no row
+    # is moved into a range still to be moved.
+    shift = {"position": F("position")}
+    if drawn:
+        shift["rank"] = F("rank")
+    for j in reversed(range(len(new))):
+        low = places[j] - j
+        rows = Standing.objects.filter(tournament=t, position__gte=low)
+        if j + 1 < len(new):
+            rows = rows.filter(position__lt=places[j + 1] - j - 1)
+        rows.update(**{field: value + j + 1 for field, value in shift.items()})
+    ranks = places if drawn else [1] * len(new)
+    Standing.objects.bulk_create(
+        Standing(tournament=t, player=p, position=place, rank=rank, **values)
+        for p, place, rank in zip(new, places, ranks, strict=True)
+    )
+    w.touched()
 
 
 def set_registration(
@@ -122,9 +231,9 @@ def register_self(
     The token is returned here only; the database keeps its hash. The entry is pending
     when the organizer approves each entry, else accepted.
     """
-    name = _clean_text(name, field="name", maximum=MAX_NAME, required=True)
+    name = _clean_name(name)
     contact = _clean_text(contact, field="contact", maximum=MAX_CONTACT, required=False)
-    with writing(tournament, by=by) as w:
+    with lock_wait(REGISTRATION_LOCK_SECONDS), writing(tournament, by=by) as w:
         t = w.tournament
         if (reason := registration_closed_reason(t)) is not None:
             raise ServiceError(reason)
@@ -132,25 +241,30 @@ def register_self(
             raise ServiceError(
                 f"Registration is full ({t.registration_cap} players): ask the organizer."
             )
-        key = _name_key(name)
-        if any(_name_key(n) == key for n in t.players.values_list("name", flat=True)):
+        existing = list(t.players.values_list("name", flat=True))
+        key = names.key(name)
+        if any(names.key(n) == key for n in existing):
             raise FieldRefused(f"{name} is {DUPLICATE}.", field="name")
-        taken = set(t.players.values_list("external_id", flat=True))
-        n = len(taken) + 1
-        while f"p{n}" in taken:
-            n += 1
+        if (twin := names.lookalike(name, existing)) is not None:
+            raise FieldRefused(
+                f"{name} looks like {twin}, who is already registered: if that is not you, "
+                "type your name in plain letters or ask the organizer.",
+                field="name",
+            )
         token = new_token()
         entry = Entry.PENDING if t.registration_approval else Entry.ACCEPTED
+        (external_id,) = new_player_ids(t, 1)
         player = Player.objects.create(
             tournament=t,
-            external_id=f"p{n}",
+            external_id=external_id,
             name=name,
             contact=contact,
             entry=entry,
             token_hash=token_hash(token),
         )
         if entry == Entry.ACCEPTED:
-            w.changed()  # a new player in the standings
+            # Registration closes when round 1 is paired: always before it.
+            place_before_round_one(w, [player])
         else:
             w.touched()  # nobody public sees a pending entry; the organizer's screen does
         note = " (pending approval)" if entry == Entry.PENDING else ""
@@ -188,7 +302,11 @@ def _decide(*, player: Player, entry: str, by: Any) -> Player:
             found.checked_in_at = timezone.now()
             fields.append("checked_in_at")
         found.save(update_fields=fields)
-        w.changed()  # accepted players are scored and paired; the others are not
+        # Accepted players are scored and paired; the others are not.
+        if entry == Entry.ACCEPTED:  # a newcomer to the standings (recomputed once paired)
+            place_before_round_one(w, [found])
+        else:
+            w.changed()
         w.audit(
             AuditAction.ENTRY,
             f"{found.name} {entry}{_who(by)}",

@@ -38,7 +38,7 @@ from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
 
 from tournaments import live, stream
-from tournaments.models import Player, Tournament
+from tournaments.models import Entry, Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
 from tournaments.parsing import ascii_int
@@ -309,7 +309,8 @@ def standings(request: HttpRequest, t: Tournament, query: live.Query) -> HttpRes
 
 def _player_or_404(t: Tournament, pid: str) -> Player:
     me = pages.event_players(t).get(pid)
-    if me is None:
+    # Pending and rejected entries are not in the event: no public page names them.
+    if me is None or me.entry != Entry.ACCEPTED:
         raise Http404("No such player")
     return me
 
