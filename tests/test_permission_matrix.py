@@ -33,6 +33,7 @@ POSTS: dict[str, dict[str, str]] = {
 READ_ONLY = {
     "manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup",
     "manage_jump", "manage_match", "manage_match_row", "manage_top_tables",
+    "manage_players", "manage_standings", "manage_standings_top",
 }  # fmt: skip
 ROLES = ["owner", "staff", "stranger", "anonymous"]
 

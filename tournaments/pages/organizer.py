@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
+from scoring.models import Standing
 from tournaments.domain import cut_drops
 from tournaments.models import (
     Entry,
@@ -26,6 +29,8 @@ from tournaments.models import (
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
+from tournaments.pages.event import STANDINGS_COLUMNS
+from tournaments.pages.public import _standings_context as standings_table
 from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -38,6 +43,13 @@ from tournaments.rules import (
     result_text,
     suggested_swiss_rounds,
 )
+
+# The event screen shows this many standings rows, and the player list whole up to this
+# many players; past it, a count and links to their own paged screens (issue 26: every
+# row of 2,048 players made it 3.2 MB).
+EVENT_SCREEN_ROWS = 16
+PLAYERS_PAGE_SIZE = 50  # the players screen: each row carries four small forms
+STANDINGS_PAGE_SIZE = 100
 
 OPEN_KINDS = (MatchKind.PLAYED, MatchKind.GAME)  # matches that wait for a result
 RESULT_KINDS = (MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS)
@@ -286,7 +298,6 @@ def pick_round(t: Tournament, swiss: list[Round], number: int | None) -> Round |
 
 def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     """Everything the event screen shows but the standings (a cached fragment of its own)."""
-    players = list(Player.objects.filter(tournament=t).order_by("id"))
     rounds = list(t.rounds.order_by("number"))
     swiss = [r for r in rounds if not r.playoff]
     viewed = pick_round(t, swiss, round_number)
@@ -295,7 +306,6 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     bracket = bracket_rounds(t) if any(r.playoff for r in rounds) else []
     ctx: dict[str, Any] = {
         "tournament": t,
-        "players": players,
         "late_entry": bool(rounds),
         "swiss_rounds": swiss,
         "viewed": viewed,
@@ -311,17 +321,131 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         **organizer_bracket(t, bracket),
         # The round being played (a pod's schedule is paired whole, ahead of play).
         **clock_panel(t),
+        **players_panel(t),
+        # The quick entry takes the focus without scrolling the title and status away.
+        "quiet_focus": True,
     }
-    ctx["players"] = players
-    drops = cut_drops(t)  # the drop button says what a drop during the top cut concedes
-    for p in players:
-        p.cut_drop = drops[p.pk].sentence(p.name) if p.pk in drops else ""  # type: ignore[attr-defined]
-    # Players never paired may be removed outright (entered twice by mistake).
-    ctx["paired_ids"] = set(
-        Seat.objects.filter(round__tournament=t).values_list("player_id", flat=True).distinct()
-    )
     ctx["last_round"] = rounds[-1] if rounds else None
     return ctx
+
+
+# --- The players and the standings: on the event screen, and on screens of their own -------
+
+
+def clean_search(text: str) -> str:
+    return " ".join(text.split())[:100]
+
+
+def list_query(q: str, page: int | None = None, **more: str) -> str:
+    """A list screen's query string ("?page=2&q=ana"): its links and forms keep both."""
+    pairs = {
+        **more,
+        **({"page": str(page)} if page and page > 1 else {}),
+        **({"q": q} if q else {}),
+    }
+    return "?" + urlencode(pairs) if pairs else ""
+
+
+def pager(listed: Page, q: str) -> dict[str, Any]:
+    """A list screen's page links: each (number, query), None for a gap; the previous
+    and next page's query, None at either end. Plain links: no JavaScript needed."""
+    numbers = listed.paginator.get_elided_page_range(listed.number, on_each_side=2, on_ends=1)
+    return {
+        "pages": [(n, list_query(q, n)) if isinstance(n, int) else (None, "") for n in numbers],
+        "previous": list_query(q, listed.number - 1) if listed.has_previous() else None,
+        "next": list_query(q, listed.number + 1) if listed.has_next() else None,
+    }
+
+
+def player_counts(t: Tournament) -> dict[str, int]:
+    """The players panel's heading: everyone entered, those playing, those waiting."""
+    return Player.objects.filter(tournament=t).aggregate(
+        player_count=Count("id"),
+        active_count=Count("id", filter=Q(dropped_after_round__isnull=True, entry=Entry.ACCEPTED)),
+        pending_count=Count("id", filter=Q(entry=Entry.PENDING)),
+    )
+
+
+def paired_among(t: Tournament, players: list[Player]) -> set[int]:
+    """Of these players, those paired at least once (never-paired ones may be removed)."""
+    return set(
+        Seat.objects.filter(round__tournament=t, player__in=[p.pk for p in players])
+        .values_list("player_id", flat=True)
+        .distinct()
+    )
+
+
+def with_cut_drops(t: Tournament, rows: list[Player]) -> list[Player]:
+    """The rows, each with what its drop would concede during the top cut (the drop
+    button's confirmation says it)."""
+    drops = cut_drops(t)
+    for p in rows:
+        p.cut_drop = drops[p.pk].sentence(p.name) if p.pk in drops else ""  # type: ignore[attr-defined]
+    return rows
+
+
+def players_panel(t: Tournament) -> dict[str, Any]:
+    """The event screen's players panel: the add forms, the counts and, for a small field,
+    the whole list; a big one is found on the players screen."""
+    counts = player_counts(t)
+    rows: list[Player] = []
+    if counts["player_count"] <= EVENT_SCREEN_ROWS:
+        rows = with_cut_drops(t, list(Player.objects.filter(tournament=t).order_by("id")))
+    return {**counts, "player_rows": rows, "paired_ids": paired_among(t, rows)}
+
+
+def players_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str, Any]:
+    """One page of the player list (registration order), or of the players whose name
+    holds `q`, each with its rename, drop, re-admit and remove forms."""
+    q = clean_search(q)
+    players = Player.objects.filter(tournament=t).order_by("id")
+    if q:
+        players = players.filter(name__icontains=q)
+    listed: Page = Paginator(players, PLAYERS_PAGE_SIZE).get_page(page)
+    rows = with_cut_drops(t, list(listed.object_list))
+    return {
+        "tournament": t,
+        "late_entry": t.rounds.exists(),
+        **player_counts(t),
+        "player_rows": rows,
+        "paired_ids": paired_among(t, rows),
+        "listing": True,
+        "listed": listed,
+        "pager": pager(listed, q),
+        "q": q,
+        # The forms of this screen come back to it: the same page and search.
+        "action_query": list_query(q, listed.number, on="players"),
+    }
+
+
+def standings_top(t: Tournament) -> dict[str, Any]:
+    """The event screen's standings: the leaders, a count and the way to the whole table."""
+    stored = Standing.objects.filter(tournament=t)
+    rows = list(stored.order_by("position").values_list(*STANDINGS_COLUMNS)[:EVENT_SCREEN_ROWS])
+    count = stored.count() if len(rows) == EVENT_SCREEN_ROWS else len(rows)
+    return {
+        **standings_table(t, rows, count),
+        "shown": len(rows),
+    }
+
+
+def standings_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str, Any]:
+    """One page of the stored standings, or of the players whose name holds `q` (with
+    their rank in the whole field)."""
+    q = clean_search(q)
+    stored = Standing.objects.filter(tournament=t)
+    count = stored.count()
+    if q:
+        stored = stored.filter(player__name__icontains=q)
+    ordered = stored.order_by("position").values_list(*STANDINGS_COLUMNS)
+    listed: Page = Paginator(ordered, STANDINGS_PAGE_SIZE).get_page(page)
+    return {
+        **standings_table(t, list(listed.object_list), count),
+        "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
+        "listed": listed,
+        "pager": pager(listed, q),
+        "q": q,
+    }
 
 
 def round_page(t: Tournament, viewed: Round) -> dict[str, Any]:

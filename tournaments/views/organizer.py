@@ -32,7 +32,6 @@ from tournaments.forms import (
 )
 from tournaments.models import Match, MatchKind, Player, Round, Tournament
 from tournaments.pages import organizer as pages
-from tournaments.pages import public as public_pages
 from tournaments.pages import round_screen as round_pages
 from tournaments.parsing import QuickEntryError, ascii_int, parse_quick_entry
 from tournaments.permissions import manager_required
@@ -54,9 +53,10 @@ def first_error(form: Form) -> str:
 
 
 def standings_html(t: Tournament) -> str:
-    """The organizer's standings panel: the phones' own cached standings fragment (it
-    polls for itself, so a result entry never re-sends the standings)."""
-    return live.fragment(t, "scoring/_standings.html", "", "", lambda: public_pages.standings(t))
+    """The event screen's standings: the leaders, cached per version like the phones'
+    fragments and refreshed by the same event stream (so a result entry never re-sends
+    them); the whole table is on the standings screen."""
+    return live.fragment(t, T + "_standings_top.html", "", "", lambda: pages.standings_top(t))
 
 
 def board_context(
@@ -126,6 +126,32 @@ def create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def event(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return render_board(request, tournament)
+
+
+def list_page(request: HttpRequest) -> str:
+    return request.GET.get("page", "")[:12]
+
+
+def partial(request: HttpRequest) -> bool:
+    """An HTMX request for a panel; a history restore (a page htmx no longer holds) gets
+    the full page."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+@manager_required
+@require_GET
+def standings(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The whole standings, a page at a time, or the players found by name."""
+    ctx = pages.standings_screen(tournament, page=list_page(request), q=request.GET.get("q", ""))
+    template = T + ("_standings_list.html" if partial(request) else "standings.html")
+    return render(request, template, ctx)
+
+
+@manager_required
+@require_GET
+def standings_top(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The event screen's standings panel refetching itself when the standings move."""
+    return HttpResponse(standings_html(tournament))
 
 
 def round_filters(request: HttpRequest) -> round_pages.Filters:
@@ -309,6 +335,49 @@ def match_row_view(request: HttpRequest, tournament: Tournament, pk: int) -> Htt
 # --- Players ------------------------------------------------------------------------------------
 
 
+def players_context(request: HttpRequest, tournament: Tournament, **extra: Any) -> dict[str, Any]:
+    t = Tournament.objects.get(pk=tournament.pk)
+    ctx = pages.players_screen(t, page=list_page(request), q=request.GET.get("q", ""))
+    ctx.update(player_form=PlayerForm(), paste_form=PasteForm())
+    ctx.update(extra)
+    return ctx
+
+
+@manager_required
+@require_GET
+def players(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The whole player list, a page at a time, or the players found by name: where the
+    organizer renames, drops, re-admits and removes players."""
+    template = T + ("_players.html" if partial(request) else "players.html")
+    return render(request, template, players_context(request, tournament))
+
+
+def players_screen_response(
+    request: HttpRequest,
+    tournament: Tournament,
+    *,
+    error: str = "",
+    notice: str = "",
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
+    """After an action sent from the players screen: that screen, same page and search."""
+    if not request.htmx:
+        if error:
+            ctx = players_context(request, tournament, players_error=error, **extra)
+            return render(request, T + "players.html", ctx, status=status)
+        if notice:
+            messages.success(request, notice)
+        query = pages.list_query(
+            pages.clean_search(request.GET.get("q", "")),
+            ascii_int(request.GET.get("page", "")),
+        )
+        url = reverse("manage_players", args=[tournament.slug])
+        return redirect(f"{url}{query}#players-panel")
+    ctx = players_context(request, tournament, players_error=error, players_notice=notice, **extra)
+    return render(request, T + "_players.html", ctx, status=status)
+
+
 def players_response(
     request: HttpRequest,
     tournament: Tournament,
@@ -318,6 +387,10 @@ def players_response(
     status: int = 200,
     **extra: Any,
 ) -> HttpResponse:
+    if request.GET.get("on") == "players":
+        return players_screen_response(
+            request, tournament, error=error, notice=notice, status=status, **extra
+        )
     if not request.htmx:
         if error:
             return render(
