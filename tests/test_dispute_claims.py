@@ -100,9 +100,7 @@ def games(match: Match) -> list[int | None]:
 
 def sentences(t: Tournament, action: str = AuditAction.REPORT) -> list[str]:
     rows = AuditEntry.objects.filter(tournament=t, action=action).order_by("at", "id")
-    return [
-        str(describe(Record(e.action, e.summary, e.before, e.after, None, None))) for e in rows
-    ]
+    return [str(describe(Record(e.action, e.summary, e.before, e.after, None, None))) for e in rows]
 
 
 def claims_on(html: str) -> list[tuple[str, str, str]]:
@@ -136,9 +134,7 @@ def test_a_plain_dispute_keeps_no_result_of_the_disputers(table: Any) -> None:
     reports.dispute(player=table["dev"], match=table["match"])
     report = the_report(table["match"])
     assert report.state == ReportState.DISPUTED and report.counter_claim is None
-    assert [c.value for c in pages.open_claims(report, list(table["match"].seats.all()))] == [
-        "2-1"
-    ]
+    assert [c.value for c in pages.open_claims(report, list(table["match"].seats.all()))] == ["2-1"]
 
 
 def test_the_disputer_giving_another_result_replaces_their_claim_and_is_audited(
@@ -284,8 +280,8 @@ def test_the_round_screen_shows_both_claims_in_table_order(
     html = page.content.decode().replace("&#x27;", "'")
     row = html[html.index(f'<tr id="match-{match.pk}"') :]
     row = row[: row.index("</tr>")]
-    assert 'Disputed: <span data-claim="2-1">2-1 (Ivo Ng)</span>' in row
-    assert '<span data-claim="0-2">0-2 (Dev Rao)</span>' in row
+    assert '· disputed: <span data-claim="2-1">Ivo Ng\'s <strong>2-1</strong></span>' in row
+    assert 'or <span data-claim="0-2">Dev Rao\'s <strong>0-2</strong></span>' in row
     panel = html[html.index('id="reports-panel"') :]
     assert re.search(r'name="result" value="2-1"[^>]*>Ivo Ng\'s 2-1</button>', panel)
     assert re.search(r'name="result" value="0-2"[^>]*>Dev Rao\'s 0-2</button>', panel)
@@ -304,7 +300,7 @@ def test_the_settle_form_offers_both_claims_in_one_click(
     assert re.search(r'value="0-2" class="primary"[^>]*>Enter Dev Rao\'s 0-2</button>', html)
     # The row closed again still shows the dispute.
     row = organizer.get(f"/t/{t.slug}/manage/matches/{match.pk}/row/", **HX)
-    assert b'data-claim="0-2">0-2 (Dev Rao)' in row.content
+    assert b'data-claim="0-2">Dev Rao\'s <strong>0-2' in row.content
 
 
 @pytest.mark.parametrize("htmx", [False, True])
@@ -326,6 +322,6 @@ def test_entering_either_claim_settles_the_dispute(
     assert the_report(match).state == ReportState.OVERRIDDEN
     assert AuditEntry.objects.filter(tournament=t, action=AuditAction.RESULT).count() == 1
     screen = organizer.get(f"/t/{t.slug}/manage/rounds/1/")
-    assert b"Disputed:" not in screen.content and b'id="reports-panel"' not in screen.content
+    assert b"disputed:" not in screen.content and b'id="reports-panel"' not in screen.content
     dev = Client().get(f"/p/{link(disputed['dev'])}/report/panel/", **HX).content.decode()
     assert "entered by the organizer" in dev.lower() and claims_on(dev) == []

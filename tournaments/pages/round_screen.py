@@ -110,12 +110,13 @@ def _add_claims(rows: list[Row], round_: Round | int, match_pk: int | None) -> N
 
 
 def claims_html(claims: list[Claim]) -> str:
-    """ "Disputed: 2-1 (Ivo Ng) or 0-2 (Dev Rao)", scores in the row's seat order."""
+    """ "· disputed: Ivo Ng's 2-1 or Dev Rao's 0-2", scores in the row's seat order."""
     said = " or ".join(
-        f'<span data-claim="{escape(c.value)}">{escape(c.value)} ({escape(c.by)})</span>'
+        f'<span data-claim="{escape(c.value)}">{escape(c.by)}\'s <strong>{escape(c.value)}'
+        "</strong></span>"
         for c in claims
     )
-    return f' <span class="pending disputed">Disputed: {said}</span>'
+    return f' <span class="disputed">· disputed: {said}</span>'
 
 
 def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = False) -> str:
