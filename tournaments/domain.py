@@ -126,6 +126,8 @@ def stamp(match: Match, seats: Sequence[Seat], report: Report | None) -> str:
     if report is not None:
         parts += [report.state, report.reporter_id, report.wins_a, report.wins_b, report.draws]
         parts += [report.answered_by_id]
+        if report.counter_claim is not None:  # the opponent's own result, once given
+            parts += report.counter_claim
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 

@@ -252,7 +252,12 @@ class ReportState(models.TextChoices):
 
 
 class Report(models.Model):
-    """One per match: what a player reported (games in seat order), and what became of it."""
+    """One per match: what a player reported (games in seat order), and what became of it.
+
+    `counter_*`: the opponent's own result (seat order too) when they disputed the report
+    with one ("Report this instead"); all three None otherwise. It is kept while the
+    report is disputed and after the organizer settles it, so both claims stay readable.
+    """
 
     match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="report")
     reporter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="reports")
@@ -265,6 +270,9 @@ class Report(models.Model):
     answered_by = models.ForeignKey(
         Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="answered"
     )
+    counter_wins_a = models.PositiveSmallIntegerField(null=True, blank=True)
+    counter_wins_b = models.PositiveSmallIntegerField(null=True, blank=True)
+    counter_draws = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -273,7 +281,30 @@ class Report(models.Model):
             models.CheckConstraint(
                 condition=Q(state__in=ReportState.values), name="report_state_known"
             ),
+            models.CheckConstraint(
+                condition=Q(counter_wins_a__isnull=True, counter_wins_b__isnull=True)
+                & Q(counter_draws__isnull=True)
+                | Q(counter_wins_a__isnull=False, counter_wins_b__isnull=False)
+                & Q(counter_draws__isnull=False),
+                name="report_counter_claim_whole",
+            ),
         ]
+
+    @property
+    def claim(self) -> tuple[int, int, int]:
+        """The report: games in seat order, then draws."""
+        return (self.wins_a, self.wins_b, self.draws)
+
+    @property
+    def counter_claim(self) -> tuple[int, int, int] | None:
+        """The opponent's own result (seat order, then draws), if they gave one."""
+        if self.counter_wins_a is None or self.counter_wins_b is None:
+            return None
+        return (self.counter_wins_a, self.counter_wins_b, self.counter_draws or 0)
+
+    def set_counter_claim(self, claim: tuple[int, int, int] | None) -> None:
+        a, b, d = claim if claim is not None else (None, None, None)
+        self.counter_wins_a, self.counter_wins_b, self.counter_draws = a, b, d
 
 
 class AuditAction(models.TextChoices):

@@ -31,6 +31,7 @@ from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
 from tournaments.pages.event import STANDINGS_COLUMNS
 from tournaments.pages.public import _standings_context as standings_table
+from tournaments.pages.reports import open_claims
 from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -98,12 +99,14 @@ def round_matches(round_: Round, best_of: int) -> list[Match]:
 
 
 def match_row(t: Tournament, match_pk: int) -> Match:
-    """One match's row on the round screen (two queries)."""
+    """One match's row on the round screen, its result form (two queries): with the
+    players' claims when their report is open (`claims`: a disputed one's two)."""
     match = (
-        Match.objects.select_related("round")
+        Match.objects.select_related("round", "report__reporter", "report__answered_by")
         .prefetch_related(seats_prefetch())
         .get(pk=match_pk, round__tournament=t)
     )
+    match.claims = open_claims(getattr(match, "report", None), match.seat_list)  # type: ignore[attr-defined]
     return decorate(match, t.best_of)
 
 

@@ -6,6 +6,8 @@ services compare under the lock to refuse a stale page.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -42,6 +44,73 @@ def report_score(report: Report) -> str:
     reporter_first = report.match.seat_list[0].player_id == report.reporter_id  # type: ignore[attr-defined]
     wins = (report.wins_a, report.wins_b) if reporter_first else (report.wins_b, report.wins_a)
     return score_text(list(wins), report.draws)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One player's result in a dispute, as the organizer reads it: `value` in seat order
+    (the order of the round screen's row, and what the one-click entry posts), `by` the
+    player who gave it."""
+
+    by: str
+    value: str
+    names: tuple[str, str]
+
+    @property
+    def text(self) -> str:
+        """ "Ivo Ng 2-1 Dev Rao": the result with the players it reads between."""
+        return f"{self.names[0]} {self.value} {self.names[1]}"
+
+
+def seat_claims(
+    names: Sequence[str],
+    reporter: str,
+    claim: tuple[int, int, int],
+    answerer: str | None,
+    counter: tuple[int, int, int] | None,
+) -> list[Claim]:
+    """A report's claims in seat order: the report, then the opponent's own result if
+    they gave one."""
+    pair = (names[0], names[1]) if len(names) == 2 else ("", "")
+    out = [Claim(reporter, score_text(claim[:2], claim[2]), pair)]
+    if counter is not None and answerer is not None:
+        out.append(Claim(answerer, score_text(counter[:2], counter[2]), pair))
+    return out
+
+
+def report_claims(report: Report, seats: Sequence[Seat]) -> list[Claim]:
+    """seat_claims of a report whose reporter, answerer and seats' players are loaded."""
+    return seat_claims(
+        [s.player.name for s in seats],
+        report.reporter.name,
+        report.claim,
+        report.answered_by.name if report.answered_by else None,
+        report.counter_claim,
+    )
+
+
+def _own_claims(report: Report, me: int, opponent: Player) -> list[dict[str, Any]]:
+    """A dispute's claims as one of its players reads them: theirs first, each with their
+    own games first ("You: 2-0 · Ivo Ng: 1-2")."""
+    theirs_first = report.reporter_id == opponent.pk
+    claims = [(report.claim, theirs_first)]
+    if report.counter_claim is not None:
+        claims.append((report.counter_claim, not theirs_first))
+    out = []
+    for claim, by_opponent in claims:
+        mine, theirs = own_side(claim[:2], me)
+        out.append(
+            {
+                "who": opponent.name if by_opponent else "You",
+                "own": not by_opponent,
+                "mine": mine,
+                "theirs": theirs,
+                "draws": claim[2],
+                "score": score_text([mine, theirs], claim[2]),
+                "words": outcome_words(mine, theirs, claim[2]),
+            }
+        )
+    return sorted(out, key=lambda c: not c["own"])
 
 
 def _seats_of(player: Player, round_: Round) -> list[Seat]:
@@ -126,6 +195,11 @@ def player_panel(player: Player) -> dict[str, Any]:
         ctx.update(mine=None, theirs=None, draws=0)
     elif report.state == ReportState.DISPUTED:
         ctx["mode"] = "disputed"
+        ctx["claims"] = _own_claims(report, me, opponent)
+        ctx["my_claim"] = next((c for c in ctx["claims"] if c["own"]), None)
+        ctx["their_claim"] = next((c for c in ctx["claims"] if not c["own"]), None)
+        own = ctx["my_claim"] or {"mine": None, "theirs": None, "draws": 0}
+        ctx.update(mine=own["mine"], theirs=own["theirs"], draws=own["draws"])  # the form's
     elif ctx["reported_by_me"]:
         ctx["mode"] = "waiting"
     else:
@@ -153,6 +227,14 @@ def drop_panel(player: Player) -> dict[str, Any]:
 
 
 # --- The organizer's view ---------------------------------------------------------------
+
+
+def open_claims(report: Report | None, seats: Sequence[Seat]) -> list[Claim]:
+    """The claims the organizer settles from: an open report's (a disputed one's two);
+    none once the result is in."""
+    if report is None or not report_open(report.match, report) or len(seats) != 2:
+        return []
+    return report_claims(report, seats)
 
 
 def _reports(round_: Round) -> list[Report]:
@@ -209,6 +291,7 @@ def to_check(round_: Round) -> list[dict[str, Any]]:
                     "names": " vs ".join(s.player.name for s in r.match.seat_list),  # type: ignore[attr-defined]
                     "state": r.state,
                     "note": _note(r),
+                    "claims": open_claims(r, r.match.seat_list),  # type: ignore[attr-defined]
                     "since": r.updated_at,
                 }
             )

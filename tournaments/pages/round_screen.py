@@ -9,14 +9,14 @@ a few ms and under 300 bytes a table (`make bench` prints both figures).
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
 from django.urls import reverse
 
-from tournaments.models import Match, MatchKind, Report, Round, Seat, Tournament
-from tournaments.pages.reports import organizer_panel
+from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
+from tournaments.pages.reports import Claim, organizer_panel, seat_claims
 from tournaments.rules import score_text
 
 OPEN = (MatchKind.PLAYED,)
@@ -34,6 +34,7 @@ class Row:
     draws: int
     names: list[str]
     wins: list[int | None]
+    claims: list[Claim] = field(default_factory=list)  # a disputed report's, seat order
 
     @property
     def open(self) -> bool:
@@ -57,7 +58,8 @@ class Row:
 
 
 def rows_of(round_: Round | int, *, match_pk: int | None = None) -> list[Row]:
-    """Every table of the round in table order (or the one match `match_pk`), one query."""
+    """Every table of the round in table order (or the one match `match_pk`): one query,
+    and one for the disputed reports' claims."""
     seats = Seat.objects.order_by("match__table", "match_id", "position")
     seats = seats.filter(match_id=match_pk) if match_pk else seats.filter(round=round_)
     rows: list[Row] = []
@@ -76,7 +78,45 @@ def rows_of(round_: Round | int, *, match_pk: int | None = None) -> list[Row]:
             rows.append(last)
         last.names.append(name)
         last.wins.append(won)
+    _add_claims(rows, round_, match_pk)
     return rows
+
+
+def _add_claims(rows: list[Row], round_: Round | int, match_pk: int | None) -> None:
+    """Both claims of each disputed report still waiting for the organizer's entry."""
+    reports = Report.objects.filter(state=ReportState.DISPUTED, match__reported=False)
+    reports = reports.filter(match_id=match_pk) if match_pk else reports.filter(match__round=round_)
+    found = {
+        pk: facts
+        for pk, *facts in reports.values_list(
+            "match_id",
+            "reporter__name",
+            "wins_a",
+            "wins_b",
+            "draws",
+            "answered_by__name",
+            "counter_wins_a",
+            "counter_wins_b",
+            "counter_draws",
+        )
+    }
+    if not found:
+        return
+    for row in rows:
+        if row.pk in found and len(row.names) == 2:
+            by, a, b, d, answerer, ca, cb, cd = found[row.pk]
+            counter = (ca, cb, cd or 0) if ca is not None and cb is not None else None
+            row.claims = seat_claims(row.names, by, (a, b, d), answerer, counter)
+
+
+def claims_html(claims: list[Claim]) -> str:
+    """ "· disputed: Ivo Ng's 2-1 or Dev Rao's 0-2", scores in the row's seat order."""
+    said = " or ".join(
+        f'<span data-claim="{escape(c.value)}">{escape(c.by)}\'s <strong>{escape(c.value)}'
+        "</strong></span>"
+        for c in claims
+    )
+    return f' <span class="disputed">· disputed: {said}</span>'
 
 
 def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = False) -> str:
@@ -88,6 +128,8 @@ def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = Fa
     else:
         b = "<em>Bye</em>" if row.kind == MatchKind.BYE else "<em>No opponent</em>"
     result = escape(row.result) or '<span class="pending">missing</span>'
+    if row.claims and not row.reported:
+        result += claims_html(row.claims)
     edit = "" if finished or not row.editable else f'<a href="{match_url}">Edit</a>'
     won = ""
     if row.reported and row.kind == MatchKind.PLAYED and len(row.wins) == 2:

@@ -17,6 +17,11 @@ the same match. A confirmation enters the result through results.enter_result in
 `writing` block that lets reports pass (FOR NO KEY UPDATE: still serialised with every
 other write and with other confirmations), and locks its match row the same way.
 
+A dispute keeps both claims (issue 25 item 3): the report, and the result the opponent
+gave instead ("Report this instead"), both in seat order on the Report row. While they
+differ the report stays disputed, whichever of the two changes theirs; when one player
+takes the other's result it is entered, as a confirmation is.
+
 Every write leaves an audit sentence naming the player ("Table 12, round 4: Ana Lopez
 reported 2-1, confirmed by Ben Ortiz"); `after` holds the same facts as JSON for the
 audit log's renderer. The same report twice, a second confirmation, a second drop: each
@@ -189,12 +194,11 @@ def _agrees(
     """
     if match.reported:
         return _current_result(match, seats) == result
-    return (
-        existing is not None
-        and existing.reporter_id != player.pk
-        and existing.state == ReportState.REPORTED
-        and (existing.wins_a, existing.wins_b, existing.draws) == result
-    )
+    if existing is None:
+        return False
+    if existing.reporter_id == player.pk:  # taking the opponent's counter-claim
+        return existing.state == ReportState.DISPUTED and existing.counter_claim == result
+    return existing.state == ReportState.REPORTED and existing.claim == result
 
 
 def _where(match: Match) -> str:
@@ -308,10 +312,8 @@ def _report(
         if stored == (*wins, draws):
             return existing or Report(match=found, reporter=player)  # already in
         raise ServiceError(_already_in(stored, me))
-    same = existing is not None and (existing.wins_a, existing.wins_b, existing.draws) == (
-        *wins,
-        draws,
-    )
+    claim = (wins[0], wins[1], draws)
+    same = existing is not None and existing.claim == claim
     if existing is None or existing.state == ReportState.OVERRIDDEN:
         before = None
         if existing is None:
@@ -319,8 +321,9 @@ def _report(
         else:
             before = _facts(found, seats, existing)
         existing.reporter = player
-        existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
+        existing.wins_a, existing.wins_b, existing.draws = claim
         existing.state, existing.answered_by = ReportState.REPORTED, None
+        existing.set_counter_claim(None)
         existing.save()
         w.touched()
         w.audit(
@@ -334,9 +337,18 @@ def _report(
     if existing.reporter_id == player.pk:
         if same:
             return existing  # the same report again: nothing changes
+        disputed = existing.state == ReportState.DISPUTED
+        if disputed and existing.counter_claim == claim:
+            # The reporter takes the opponent's result: both players now say the same.
+            if isinstance(w, _ReportWrite):
+                raise _NeedsResult
+            _take_counter_claim(w, found, seats, existing, player)
+            return existing
         before = _facts(found, seats, existing)
-        existing.wins_a, existing.wins_b, existing.draws = wins[0], wins[1], draws
-        existing.state, existing.answered_by = ReportState.REPORTED, None
+        existing.wins_a, existing.wins_b, existing.draws = claim
+        if not (disputed and existing.counter_claim is not None):
+            # No result of the opponent's own stands against it: they answer it anew.
+            existing.state, existing.answered_by = ReportState.REPORTED, None
         existing.save()
         w.touched()
         w.audit(
@@ -354,17 +366,13 @@ def _report(
             raise _NeedsResult
         _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
         return existing
-    if existing.state == ReportState.DISPUTED and existing.answered_by_id == player.pk:
-        return existing  # disputed by this player already: their claim is in the log
-    _answer(
-        w,
-        found,
-        seats,
-        existing,
-        player,
-        ReportState.DISPUTED,
-        claim=score_text([wins_mine, wins_theirs], draws),
-    )
+    if (
+        existing.state == ReportState.DISPUTED
+        and existing.answered_by_id == player.pk
+        and existing.counter_claim == claim
+    ):
+        return existing  # this claim against the report is in already
+    _answer(w, found, seats, existing, player, ReportState.DISPUTED, claim=claim)
     return existing
 
 
@@ -376,12 +384,16 @@ def _answer(
     player: Player,
     state: str,
     *,
-    claim: str | None = None,
+    claim: tuple[int, int, int] | None = None,
 ) -> None:
-    """The reporter's opponent confirms (the result goes in) or disputes the report."""
+    """The reporter's opponent confirms (the result goes in) or disputes the report;
+    `claim`: the result they give instead (seat order), kept beside the report. A plain
+    dispute keeps the claim they gave before, if any; a confirmation drops it."""
     before = _facts(match, seats, report)
     report.state, report.answered_by = state, player
-    report.save(update_fields=["state", "answered_by", "updated_at"])
+    if state == ReportState.CONFIRMED or claim is not None:
+        report.set_counter_claim(claim)
+    report.save()
     if state == ReportState.CONFIRMED:
         _confirm_into_result(w, match, seats, report)
     else:
@@ -390,16 +402,42 @@ def _answer(
     text = (
         f"{_where(match)}: {before['reporter']} reported {before['score']}, {verb} by {player.name}"
     )
-    if claim:
-        text += f" ({player.name} reported {claim})"
     extra: dict[str, Any] = {"event": verb, "by": player.name, "by_id": player.external_id}
-    if claim:
-        extra["claim"] = claim
+    if claim is not None:
+        me = 0 if seats[0].player_id == player.pk else 1
+        extra["claim"] = score_text(list(own_side(claim[:2], me)), claim[2])  # their side
+        text += f" ({player.name} reported {extra['claim']})"
     w.audit(
         AuditAction.REPORT,
         text,
         before=before,
         after=_facts(match, seats, report, **extra),
+        **_about(match, seats, report, player),
+    )
+
+
+def _take_counter_claim(
+    w: Write, match: Match, seats: list[Seat], report: Report, player: Player
+) -> None:
+    """The reporter reports the result their opponent gave instead: that result is the
+    report now, the opponent's, confirmed by the reporter, and it goes in."""
+    claimant, counter = report.answered_by, report.counter_claim
+    if claimant is None or counter is None:  # _report calls this only with both
+        raise ServiceError("There is no result of your opponent's to take: reload your page.")
+    before = _facts(match, seats, report)
+    report.reporter = claimant
+    report.wins_a, report.wins_b, report.draws = counter
+    report.set_counter_claim(None)
+    report.state, report.answered_by = ReportState.CONFIRMED, player
+    report.save()
+    _confirm_into_result(w, match, seats, report)
+    facts = _facts(match, seats, report)
+    w.audit(
+        AuditAction.REPORT,
+        f"{_where(match)}: {facts['reporter']} reported {facts['score']}, "
+        f"confirmed by {player.name}",
+        before=before,
+        after={**facts, "event": "confirmed", "by": player.name, "by_id": player.external_id},
         **_about(match, seats, report, player),
     )
 
