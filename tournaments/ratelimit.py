@@ -15,14 +15,15 @@ minute without a limit.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -77,6 +78,9 @@ class Limit:
     limit: int
     who: str
     window_s: int = MINUTE
+    # The real limit when it depends on the event's size: read only once the count passes
+    # `limit` (the floor), so that a write under the floor costs no query for the size.
+    sized: Callable[[], int] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -119,16 +123,22 @@ def registration_limits(request: HttpRequest, *, event_id: int) -> list[Limit]:
     ]
 
 
+def _event(key: str, players: int | Callable[[], int], per_player: int) -> Limit:
+    """The event's limit; `players` may be a function, counted only when needed."""
+    if callable(players):
+        count = players
+        return Limit(
+            key, EVENT_FLOOR, "for this event", sized=lambda: event_limit(count(), per_player)
+        )
+    return Limit(key, event_limit(players, per_player), "for this event")
+
+
 def check_in_limits(
-    request: HttpRequest, *, token_hash: str, event_id: int, players: int
+    request: HttpRequest, *, token_hash: str, event_id: int, players: int | Callable[[], int]
 ) -> list[Limit]:
     return [
         Limit(f"check-in-token:{token_hash}", TOKEN_LIMIT, "from this link"),
-        Limit(
-            f"check-in-event:{event_id}",
-            event_limit(players, CHECK_IN_EVENT_PER_PLAYER),
-            "for this event",
-        ),
+        _event(f"check-in-event:{event_id}", players, CHECK_IN_EVENT_PER_PLAYER),
         Limit(
             f"check-in-address:{client_address(request)}",
             CHECK_IN_ADDRESS_LIMIT,
@@ -138,15 +148,11 @@ def check_in_limits(
 
 
 def report_limits(
-    request: HttpRequest, *, token_hash: str, event_id: int, players: int
+    request: HttpRequest, *, token_hash: str, event_id: int, players: int | Callable[[], int]
 ) -> list[Limit]:
     return [
         Limit(f"report-token:{token_hash}", TOKEN_LIMIT, "from this link"),
-        Limit(
-            f"report-event:{event_id}",
-            event_limit(players, REPORT_EVENT_PER_PLAYER),
-            "for this event",
-        ),
+        _event(f"report-event:{event_id}", players, REPORT_EVENT_PER_PLAYER),
         Limit(
             f"report-address:{client_address(request)}",
             REPORT_ADDRESS_LIMIT,
@@ -161,6 +167,8 @@ def first_refused(limits: Iterable[Limit], *, address: str = "") -> Refused | No
     the event's and the address's budgets, which real players share."""
     for limit in limits:
         count = _count(limit)
+        if count is not None and count > limit.limit and limit.sized is not None:
+            limit = dataclasses.replace(limit, limit=max(limit.limit, limit.sized()), sized=None)
         if count is not None and count > limit.limit:
             window = limit.window_s
             refused = Refused(limit, max(1, math.ceil(window - _now() % window)))

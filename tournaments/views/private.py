@@ -73,7 +73,7 @@ def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
             request,
             token_hash=player.token_hash,
             event_id=player.tournament_id,
-            players=Player.objects.filter(tournament_id=player.tournament_id).count(),
+            players=Player.objects.filter(tournament_id=player.tournament_id).count,
         ),
         address=ratelimit.client_address(request),
     )

@@ -43,7 +43,7 @@ def _limited(request: HttpRequest, player: Player) -> ratelimit.Refused | None:
             request,
             token_hash=player.token_hash,
             event_id=player.tournament_id,
-            players=Player.objects.filter(tournament_id=player.tournament_id).count(),
+            players=Player.objects.filter(tournament_id=player.tournament_id).count,
         ),
         address=ratelimit.client_address(request),
     )
