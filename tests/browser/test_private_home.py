@@ -53,9 +53,9 @@ def phone(request: pytest.FixtureRequest, browser: Any, live_server: Any) -> Ite
 
 
 def results(t: Tournament, **filters: Any) -> None:
-    for m in Match.objects.filter(round__tournament=t, kind=MatchKind.PLAYED, reported=False).filter(
-        **filters
-    ):
+    for m in Match.objects.filter(
+        round__tournament=t, kind=MatchKind.PLAYED, reported=False
+    ).filter(**filters):
         services.record_result(match=m, wins=(2, 1))
 
 
