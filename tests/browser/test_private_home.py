@@ -209,6 +209,7 @@ def test_the_rank_follows_another_tables_result_without_a_reload(phone: Any) -> 
     open_home(phone, me)
     before = phone.locator("[data-rank]").inner_text()
     assert before == str(me.standing.rank)
+    phone.select_option("#report-panel select[name=wins_mine]", "2")  # a report half typed
     mine = Seat.objects.get(player=me, match__round__number=2).match_id
     others = Match.objects.filter(round__tournament=t, round__number=2, kind=MatchKind.PLAYED)
     for match in others.exclude(pk=mine).order_by("table"):
@@ -220,3 +221,7 @@ def test_the_rank_follows_another_tables_result_without_a_reload(phone: Any) -> 
         pytest.fail("no other table's result moved this player's rank")
     phone.locator(f'[data-rank]:text-is("{now}")').wait_for(timeout=10_000)
     assert phone.locator("[data-table]").is_visible()
+    # The section swapped itself alone: the report being typed beside it is kept.
+    for section in ("#private-status", "#report-panel", "#private-outlook", "#drop-panel"):
+        assert phone.locator(section).count() == 1, section
+    assert phone.input_value("#report-panel select[name=wins_mine]") == "2"
