@@ -433,7 +433,10 @@ def _estimate(chance: Any) -> ChanceEstimate | None:
 
 
 def chance_text(chance: Any, *, of: int | None = None) -> str:
-    """ "93 % (± 1.1 %)", "in for sure", "out for sure"; the figure is for display only.
+    """ "93 % (± 1.1 %)", "very likely (199 of 199 simulated finishes)", "in for sure",
+    "out for sure"; the figure is for display only. Only a proof says "for sure": a
+    figure every simulation agreed on is still a simulated one, and reads as such (issue
+    25: "in all 199 simulations" beside "in for sure" read as certain).
     The margin is the figure's own (from its hits and runs, recomputed: rows stored
     before it was in the JSON have none). `of`: all the simulations, when the figure may
     rest on fewer (a result's runs only): "38 % (± 7.0 %, from 196 of 2,000 simulations)"."""
@@ -444,10 +447,9 @@ def chance_text(chance: Any, *, of: int | None = None) -> str:
     estimate = _estimate(chance)
     if estimate is None or not estimate.runs:
         return "no estimate (no simulation had this result)"
-    if estimate.hits == 0:
-        return f"in none of {estimate.runs:,} simulations"
-    if estimate.hits == estimate.runs:
-        return f"in all {estimate.runs:,} simulations"
+    if estimate.hits in (0, estimate.runs):
+        likely = "very likely" if estimate.hits else "very unlikely"
+        return f"{likely} ({estimate.hits:,} of {estimate.runs:,} simulated finishes)"
     percent = estimate.probability * 100
     shown = "<1" if percent < 1 else ">99" if percent > 99 else f"{percent:.0f}"
     fewer = f", from {estimate.runs:,} of {of:,} simulations" if of and estimate.runs < of else ""

@@ -486,7 +486,10 @@ def test_words_for_certain_answers_and_for_chances() -> None:
     assert words["sentence"] == (
         "A win puts you in the top 8 whatever the other tables do, even losing the round after"
     )
-    assert outlooks.chance_text({"hits": 0, "runs": 500}) == "in none of 500 simulations"
+    assert (
+        outlooks.chance_text({"hits": 0, "runs": 500})
+        == "very unlikely (0 of 500 simulated finishes)"
+    )
     assert outlooks.chance_text({"hits": 3, "runs": 2000}) == "<1 % (± 0.3 %)"
     # The margin is recomputed from hits and runs: rows stored before "margin" was in the
     # JSON read the same.

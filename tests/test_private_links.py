@@ -47,7 +47,7 @@ def test_the_private_page_shows_the_player_their_event_status_and_link_qr(
     response = client.get(f"/p/{token}/")
     body = html(response)
     assert response.status_code == 200
-    assert "Ana Lopez" in body and "Open Modern" in body and "You are in." in body
+    assert "Ana Lopez" in body and "Open Modern" in body and "Entry accepted" in body
     assert "Keep this on your phone" in body and f"/p/{token}/qr.svg" in body
     assert f"/p/{token}/check-in/" in body  # check-in is used and round 1 not paired
     assert response["Cache-Control"] == "private, no-store"

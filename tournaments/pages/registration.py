@@ -17,7 +17,7 @@ from tournaments.domain import (
 from tournaments.models import Entry, Player, Seat, Status, Tournament
 
 ENTRY_TEXT = {
-    Entry.ACCEPTED: "You are in.",
+    Entry.ACCEPTED: "Entry accepted: you are registered.",
     Entry.PENDING: "Your entry waits for the organizer's approval.",
     Entry.REJECTED: "The organizer did not accept your entry. Ask them if this is a mistake.",
 }

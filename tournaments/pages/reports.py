@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 
 from tournaments.domain import (
@@ -21,8 +22,20 @@ from tournaments.domain import (
     round_label,
     stamp,
 )
-from tournaments.models import MatchKind, Player, Report, ReportState, Round, Seat
-from tournaments.rules import score_text
+from tournaments.models import (
+    Entry,
+    MatchKind,
+    Player,
+    Report,
+    ReportState,
+    Round,
+    Seat,
+    Status,
+)
+from tournaments.pages import public
+from tournaments.pages.common import POLL_SECONDS
+from tournaments.pages.event import EventView, StoredStanding, event_view
+from tournaments.rules import ordinal, score_text
 
 # A report still unanswered after this long is flagged for the organizer: opponents
 # confirm at the table within a minute or two, so five minutes means one of them left.
@@ -324,3 +337,77 @@ def organizer_panel(round_: Round | None) -> dict[str, Any]:
         "waiting": waiting,
         "minutes": ONE_SIDED_MINUTES,
     }
+
+
+# --- The player's home: the top of their private page ----------------------------------
+
+# A top-cut round by its matches, as a sentence names it ("eliminated in the quarterfinal").
+CUT_ROUND_WORDS = {4: "quarterfinal", 2: "semifinal", 1: "final"}
+
+
+def cut_places(matches: int) -> str:
+    """The places a loss in a top-cut round of `matches` matches gives: "5th-8th", "2nd"."""
+    if matches <= 1:
+        return ordinal(2)
+    return f"{ordinal(matches + 1)}-{ordinal(2 * matches)}"
+
+
+def _elimination(view: EventView, history: list[dict[str, Any]]) -> dict[str, str] | None:
+    """The top-cut round the player lost, if they lost one: {"round", "places"}."""
+    for h in history:
+        games = h["games"]
+        if not h["round"].playoff or games is None or len(games) != 2:
+            continue
+        mine = games[h["mine"]] or 0
+        theirs = games[1 - h["mine"]] or 0
+        if mine < theirs:
+            round_id = h["round_id"]
+            matches = sum(1 for s in view.seating.seats_of.values() if s[0].round_id == round_id)
+            return {
+                "round": CUT_ROUND_WORDS.get(matches, f"round of {2 * matches}"),
+                "places": cut_places(matches),
+            }
+    return None
+
+
+def player_home(player: Player) -> dict[str, Any]:
+    """What the top of a player's private page shows (its first screen on a phone): the
+    round, their table and opponent, their record, points and rank; in the top cut the
+    round they went out in, or "Champion"; once the event is over their final place.
+    `home` is None for an entry not accepted (not in the event: no table, no standing).
+
+    Read from the event's view (tournaments.pages.event) through their public page's read
+    model, so that it shows nothing `pages.public.player_depends` does not digest: the
+    private page's live sections follow that page's event stream, which tells them when
+    what they show moved."""
+    if player.entry != Entry.ACCEPTED:
+        return {"home": None, "outlook": None}
+    t = player.tournament
+    view = event_view(t)
+    shown = public.player(t, player)
+    standing: StoredStanding | None = shown["standing"]
+    history = shown["history"]
+    place = next((p["place"] for p in view.placings if p["id"] == player.external_id), None)
+    rank = standing.rank if standing is not None else None
+    in_cut = any(h["round"].playoff for h in history)
+    cut_running = t.status in (Status.TOP_CUT, Status.FINISHED) and t.top_cut > 0
+    finished = t.status == Status.FINISHED
+    home = {
+        "card": shown["card"],
+        "standing": standing,
+        # No rank before their first result: before round 1's, everyone's is a tie.
+        # (`played` is in the digest the live sections follow; the table's round is not.)
+        "ranked": standing is not None and standing.played > 0,
+        "count": len(view.table.rows),
+        "champion": place == 1,
+        "eliminated": _elimination(view, history) if in_cut and place != 1 else None,
+        "missed_cut": cut_running and not in_cut,
+        "swiss_only": cut_running and in_cut,  # their record is the Swiss rounds'
+        "finished": finished,
+        # The bracket's place for the top cut; past it, places are the Swiss ranks.
+        "final_place": ordinal(place) if place else ordinal(rank) if rank else "",
+        "dropped": player.dropped_after_round,
+        "public_url": reverse("player", kwargs={"slug": t.slug, "pid": player.external_id}),
+        "poll": POLL_SECONDS,
+    }
+    return {"home": home, "outlook": shown["outlook"]}

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.http import parse_etags, quote_etag
 from django.views.decorators.http import require_GET, require_POST
 
-from scoring import outlooks
-from tournaments import ratelimit
-from tournaments.models import Player
+from tournaments import live, ratelimit
+from tournaments.models import Entry, Player
 from tournaments.pages import registration as pages
-from tournaments.pages.common import current_round
+from tournaments.pages import reports
 from tournaments.permissions import private_link
 from tournaments.services import registration as services
 from tournaments.services.writing import ServiceError
@@ -31,26 +32,62 @@ from tournaments.views.registration import qr_svg
 P = "tournaments/private/"
 
 
-def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
+def _home(player: Player, token: str) -> dict[str, Any]:
+    """What the live sections show (_status.html, _needs.html)."""
     t = player.tournament
     return {
-        **pages.private_page(player),
-        # "What do I need?" (issue 15); no query for an event without a planned cut.
-        "outlook": (
-            outlooks.player_card(t, current_round(t), player.external_id)
-            if t.top_cut and t.planned_rounds
-            else None
-        ),
+        "player": player,
+        "tournament": t,
+        # Round, table, opponent, record, points, rank, and "What do I need?" (issue 15),
+        # from the event's view as the player's public page reads them.
+        **reports.player_home(player),
+        # The version their public page last changed at, for the live sections' stream
+        # (?at=): told at once if it moved before the stream opened (tournaments.live).
+        "live_at": live.subject_version(t, "player", player.external_id),
         "token": token,
+    }
+
+
+def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> dict[str, Any]:
+    return {
+        **pages.private_page(player),
+        **_home(player, token),
         "private_url": phone_url(request, reverse("private_page", args=[token])),
         "error": None,
         **extra,
     }
 
 
+# The live sections of the page (by id: htmx names the one asking in HX-Target), each
+# refetched alone, so that a refresh never wipes a report form being filled in.
+LIVE_PARTS = {
+    "private-status": P + "_status.html",
+    "private-outlook": P + "_needs.html",
+}
+
+
+def _live_part(request: HttpRequest, player: Player, token: str, template: str) -> HttpResponse:
+    """A live section, with an ETag of what it shows. Browsers keep no copy of a private
+    page (no-store) and so never send it back: the stream decides when a section is asked
+    for again (only when what the player's public page shows moved, which covers all a
+    section shows); a client that keeps copies gets a 304 for an unchanged one."""
+    html = render_to_string(template, _home(player, token), request=request)
+    etag = quote_etag(f"{live.content_tag(html)}-private")
+    wanted = parse_etags(request.headers.get("If-None-Match", ""))
+    if etag in wanted or f"W/{etag}" in wanted:
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = HttpResponse(html)
+    response["ETag"] = etag
+    return response
+
+
 @private_link
 @require_GET
 def page(request: HttpRequest, player: Player, token: str) -> HttpResponse:
+    part = LIVE_PARTS.get(request.headers.get("HX-Target", "")) if request.htmx else None
+    if part is not None and player.entry == Entry.ACCEPTED:
+        return _live_part(request, player, token, part)
     template = P + ("_card.html" if request.htmx else "page.html")
     return render(request, template, _context(request, player, token))
 
