@@ -235,7 +235,10 @@ def test_a_refused_plain_write_answers_a_whole_page_with_the_message_in_an_alert
     body = response.content.decode()
     assert response.status_code == r.status
     assert "<html" in body and f'id="{r.fragment_id}"' in body
-    assert any(r.message in text for text in alerts(body)), alerts(body)
+    # Once, in the form's own panel: not repeated by every panel of the page.
+    assert [r.message in text for text in alerts(body)].count(True) == 1, alerts(body)
+    panel = body[body.index(f'id="{r.fragment_id}"') :]
+    assert r.message in html.unescape(panel[: panel.index("</section>")])
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
@@ -267,3 +270,12 @@ def test_every_player_page_loads_the_script_that_shows_refusals_in_place(
     assert finders.find("js/refusals.js")
     body = client.get(page(e)).content.decode()
     assert '<script src="/static/js/refusals.js" defer></script>' in body
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
+def test_a_check_in_refused_as_closed_says_so_once(
+    client: Client, owner: User, monkeypatch: pytest.MonkeyPatch, htmx: bool
+) -> None:
+    r = check_in_closed(client, owner, monkeypatch)
+    body = client.post(r.url, **(HX if htmx else {})).content.decode().lower()
+    assert body.count("check-in is closed") == 1, body
