@@ -53,7 +53,9 @@ def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> 
         **pages.private_page(player),
         **_home(player, token),
         "private_url": phone_url(request, reverse("private_page", args=[token])),
-        "error": None,
+        # The check-in's own: the page's report and drop panels read `error` as theirs,
+        # and showed a refused check-in's message three times.
+        "check_in_error": None,
         **extra,
     }
 
@@ -124,7 +126,7 @@ def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
     if error is None and not request.htmx:
         return redirect("private_page", token=token)
     player.refresh_from_db()
-    context = _context(request, player, token, error=error)
+    context = _context(request, player, token, check_in_error=error)
     template = P + ("_checkin.html" if request.htmx else "page.html")
     response = render(request, template, context, status=200 if error is None else status)
     return refused.headers(response) if refused is not None else response

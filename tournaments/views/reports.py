@@ -111,6 +111,8 @@ def _answer(
         return redirect(_private_url(token))
     template = P + (partial if request.htmx else "_report_page.html")
     ctx = _context(player, token, template, notice=notice, error=error, **extra)
+    # The whole page holds both panels: the message goes in the one the form was in.
+    ctx["message_panel"] = "drop" if partial == "_drop_panel.html" else "report"
     return render(request, template, ctx, status=status)
 
 
