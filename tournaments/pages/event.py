@@ -138,6 +138,19 @@ def display_names(t: Tournament) -> dict[str, str]:
     return names.display_names(rows.values_list("external_id", "name"))
 
 
+def namesakes(t: Tournament) -> dict[str, str]:
+    """external id -> shown name, of the players whose shown name is not their stored
+    one (the exports add it beside the stored name); usually empty."""
+    found = _VIEWS.get((t.pk, t.created_at.timestamp(), t.version))
+    if found is not None:
+        return {e: n for e, n in found.display_names.items() if n != found.players[e].name}
+    rows = list(
+        t.players.exclude(entry=Entry.REJECTED).order_by("pk").values_list("external_id", "name")
+    )
+    shown = names.display_names(rows)
+    return {e: shown[e] for e, n in rows if shown[e] != n}
+
+
 def display_name(t: Tournament, player: Player) -> str:
     """One player's name as pages show it (`display_names`)."""
     return display_names(t).get(player.external_id, player.name)
