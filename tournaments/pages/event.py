@@ -134,8 +134,15 @@ def display_names(t: Tournament) -> dict[str, str]:
     found = _VIEWS.get((t.pk, t.created_at.timestamp(), t.version))
     if found is not None:
         return found.display_names
+    # A screen asks several times (rows, bracket, players list): read once per request's
+    # tournament and version.
+    kept = t.__dict__.get("_display_names")
+    if kept is not None and kept[0] == t.version:
+        return kept[1]
     rows = t.players.exclude(entry=Entry.REJECTED).order_by("pk")
-    return names.display_names(rows.values_list("external_id", "name"))
+    shown = names.display_names(rows.values_list("external_id", "name"))
+    t.__dict__["_display_names"] = (t.version, shown)
+    return shown
 
 
 def namesakes(t: Tournament) -> dict[str, str]:

@@ -6,6 +6,7 @@ panels a result can change: its own row and the round's status (`after_result`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from tournaments.models import (
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
+from tournaments.pages.event import display_names
 from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
@@ -63,9 +65,12 @@ def seats_prefetch() -> Prefetch:
     )
 
 
-def decorate(match: Match, best_of: int) -> Match:
-    """Display helpers on a match whose seats were prefetched as seat_list."""
+def decorate(match: Match, best_of: int, names: Mapping[str, str] | None = None) -> Match:
+    """Display helpers on a match whose seats were prefetched as seat_list; its players'
+    `display_name` as `names` (pages.event.display_names) shows them."""
     seats = match.seat_list  # type: ignore[attr-defined]
+    for s in seats if names is not None else ():
+        s.player.display_name = names.get(s.player.external_id, s.player.name)
     match.winner_seat = winner(match, seats)  # type: ignore[attr-defined]
     # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
     two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
@@ -76,13 +81,15 @@ def decorate(match: Match, best_of: int) -> Match:
     return match
 
 
-def round_matches(round_: Round, best_of: int) -> list[Match]:
+def round_matches(
+    round_: Round, best_of: int, names: Mapping[str, str] | None = None
+) -> list[Match]:
     matches = (
         round_.matches.select_related("round")
         .order_by("table", "id")
         .prefetch_related(seats_prefetch())
     )
-    return [decorate(m, best_of) for m in matches]
+    return [decorate(m, best_of, names) for m in matches]
 
 
 def match_row(t: Tournament, match_pk: int) -> Match:
@@ -92,7 +99,7 @@ def match_row(t: Tournament, match_pk: int) -> Match:
         .prefetch_related(seats_prefetch())
         .get(pk=match_pk, round__tournament=t)
     )
-    return decorate(match, t.best_of)
+    return decorate(match, t.best_of, display_names(t))
 
 
 # --- The round's status and the actions it allows ----------------------------------------
@@ -236,6 +243,7 @@ def after_result(t: Tournament, match: Match) -> dict[str, Any]:
 def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """The bracket panel: each match decorated for one-click entry, seeds shown."""
     out = []
+    shown = display_names(t)
     for entries in rounds:
         decorated = []
         for entry in entries:
@@ -243,7 +251,7 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
             m.seat_list = entry["seats"]  # type: ignore[attr-defined]
             for seat, seed in zip(entry["seats"], entry.get("seeds", ()), strict=False):
                 seat.seed = seed  # type: ignore[attr-defined]
-            decorated.append(decorate(m, t.best_of))
+            decorated.append(decorate(m, t.best_of, shown))
         out.append({"name": playoff_name(len(decorated)), "matches": decorated})
     decided, final = bracket_state(rounds)
     return {
@@ -300,7 +308,9 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         "swiss_rounds": swiss,
         "viewed": viewed,
         # League tables keep their own form per game; two-player rounds are compact rows.
-        "matches": round_matches(viewed, t.best_of) if viewed and is_league else [],
+        "matches": round_matches(viewed, t.best_of, display_names(t))
+        if viewed and is_league
+        else [],
         **(round_screen(t, viewed, Filters()) if viewed is not None and not is_league else {}),
         "later_rounds": [
             r.number for r in swiss if viewed is not None and r.number > viewed.number
@@ -314,8 +324,10 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     }
     ctx["players"] = players
     drops = cut_drops(t)  # the drop button says what a drop during the top cut concedes
+    shown = display_names(t)
     for p in players:
-        p.cut_drop = drops[p.pk].sentence(p.name) if p.pk in drops else ""  # type: ignore[attr-defined]
+        p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
+        p.cut_drop = drops[p.pk].sentence(p.display_name) if p.pk in drops else ""  # type: ignore[attr-defined]
     # Players never paired may be removed outright (entered twice by mistake).
     ctx["paired_ids"] = set(
         Seat.objects.filter(round__tournament=t).values_list("player_id", flat=True).distinct()
@@ -334,7 +346,7 @@ def round_page(t: Tournament, viewed: Round) -> dict[str, Any]:
         "viewed": viewed,
         "round_screen": True,
         "later_rounds": [r.number for r in swiss if r.number > viewed.number],
-        "matches": round_matches(viewed, t.best_of) if is_league else [],
+        "matches": round_matches(viewed, t.best_of, display_names(t)) if is_league else [],
         "cut_check": cut_check(t),
         **actions(t, round_summary(t)),
     }
