@@ -242,7 +242,7 @@ def test_the_projector_before_round_1_lists_namesakes_apart(owner: User, client:
 
 
 def test_the_csv_exports_keep_the_stored_name_and_add_the_display_name(
-    client: Client, twins: Tournament
+    client: Client, twins: Tournament, event: Any
 ) -> None:
     rows = list(
         csv.DictReader(io.StringIO(body(client.get(f"/t/{twins.slug}/pairings.csv?round=2"))))
@@ -257,11 +257,8 @@ def test_the_csv_exports_keep_the_stored_name_and_add_the_display_name(
     )
     assert {r["display_name"] for r in standings if r["id"] in ("p1", "p3")} == {ONE, TWO}
     assert all(r["name"] in ("Alex Martin", "Ben Ito", "Cleo Park") for r in standings)
-
-
-def test_a_csv_without_namesakes_has_no_display_name_column(client: Client, event: Any) -> None:
-    head = body(client.get(f"/t/{event.slug}/standings.csv")).splitlines()[0]
-    assert "display_name" not in head
+    # An event without namesakes keeps its columns as they were.
+    assert "display_name" not in body(client.get(f"/t/{event.slug}/standings.csv")).splitlines()[0]
 
 
 def test_the_json_exports_keep_the_stored_name_and_add_the_display_name_where_it_differs(
@@ -288,9 +285,7 @@ def test_the_json_exports_keep_the_stored_name_and_add_the_display_name_where_it
     assert me["rounds"][1]["opponents"] == [
         {"id": "p3", "name": "Alex Martin", "display_name": TWO}
     ]
-
-
-def test_the_interchange_export_keeps_the_stored_names(twins: Tournament) -> None:
+    # The interchange document (import, export, backups) keeps the names as stored.
     assert [p["name"] for p in export_document(twins)["players"]] == [
         "Alex Martin", "Ben Ito", "Alex Martin", "Cleo Park",
     ]  # fmt: skip
@@ -348,8 +343,9 @@ def test_the_registration_form_offers_the_word_and_registers_the_namesake(
     client: Client, owner: User, extra: dict[str, str]
 ) -> None:
     t = open_event(owner)
-    reg.register_self(tournament=t, name="Alex Martin")
     url = f"/t/{t.slug}/register/"
+    assert 'name="suffix"' not in body(client.get(url))  # no question before it is needed
+    reg.register_self(tournament=t, name="Alex Martin")
     asked = client.post(url, {"name": "Alex Martin", "contact": "a@x"}, **extra)
     assert asked.status_code == 422
     page = asked.content.decode()
@@ -378,10 +374,3 @@ def test_a_word_still_taken_is_refused_beside_the_word_field(
     page = refused.content.decode()
     assert 'id="suffix-error"' in page and "choose another word" in page
     assert 'value="Lyon"' in page
-
-
-def test_the_registration_form_asks_for_no_word_until_the_name_is_taken(
-    client: Client, owner: User
-) -> None:
-    t = open_event(owner)
-    assert 'name="suffix"' not in body(client.get(f"/t/{t.slug}/register/"))
