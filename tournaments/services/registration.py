@@ -35,7 +35,7 @@ from tournaments.tokens import new_token, token_hash
 MAX_NAME = 200  # Player.name's max_length
 MAX_CONTACT = 200  # Player.contact's max_length
 
-DUPLICATE = "already registered: ask the organizer if that is you and your link is lost"
+DUPLICATE = "already registered: ask the organizer if that is you"
 # The word a player adds to a name already taken ("Lyon" in "Alex Martin (Lyon)").
 MAX_SUFFIX = 40
 
@@ -288,8 +288,7 @@ def register_self(
                 )
         elif any(names.key(n) == key for n in existing):
             raise NamesakeRefused(
-                f"{name} is {DUPLICATE}. Someone else with your name? Add a word below "
-                "that tells you apart.",
+                f"{name} is {DUPLICATE}. Someone else? Add a word below that tells you apart.",
                 field="name",
             )
         elif (twin := names.lookalike(name, existing)) is not None:
