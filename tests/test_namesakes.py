@@ -374,3 +374,16 @@ def test_a_word_still_taken_is_refused_beside_the_word_field(
     page = refused.content.decode()
     assert 'id="suffix-error"' in page and "choose another word" in page
     assert 'value="Lyon"' in page
+
+
+@pytest.mark.parametrize("extra", [{}, HX])
+def test_the_bracket_shows_the_two_alex_martins_apart(
+    client: Client, owner: User, extra: dict[str, str]
+) -> None:
+    doc = namesakes_doc()
+    doc["rounds"][1] = {"number": 2, "playoff": True, "matches": [
+        {"table": 1, "players": ["p1", "p3"]},
+        {"table": 2, "players": ["p2", "p4"]},
+    ]}  # fmt: skip
+    t = services.import_document(doc, owner=owner)
+    assert both(body(client.get(f"/t/{t.slug}/bracket/", **extra)))

@@ -128,9 +128,9 @@ def display_names(t: Tournament) -> dict[str, str]:
     """external id -> the name as every page, print-out and export shows it
     (names.display_names: namesakes numbered in the order they entered). Rejected entries
     are left out: a double registration the organizer turned down must not give the real
-    one a number for the rest of the event. From the
-    event's view when this process holds the current version, else one query: the
-    organizer's screens and the print-outs read it without building a view."""
+    one a number for the rest of the event. From the event's view when this process
+    holds the current version, else one query: the organizer's screens and the
+    print-outs read it without building a view."""
     found = _VIEWS.get((t.pk, t.created_at.timestamp(), t.version))
     if found is not None:
         return found.display_names
