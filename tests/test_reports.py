@@ -353,8 +353,9 @@ def test_an_htmx_report_answers_with_its_panel_alone_in_a_few_queries(
     ta = link(event["ana"])
     form = {**form_of(event["ana"]), "wins_mine": "2", "wins_theirs": "1", "draws": "0"}
     # The link, the report under its locks (transaction included), its audit entry and the
-    # players it names (tournaments.services.writing.store_audit), then its panel alone.
-    with django_assert_max_num_queries(13):
+    # players it names (tournaments.services.writing.store_audit), then its panel alone
+    # with the event's names (namesakes told apart: pages.event.display_names).
+    with django_assert_max_num_queries(14):
         r = post(Client(), f"/p/{ta}/report/", form, htmx=True)
     assert r.status_code == 200 and b'id="report-panel"' in r.content
     assert b'id="drop-panel"' not in r.content and b"<html" not in r.content

@@ -16,6 +16,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import TypeVar
+
+K = TypeVar("K")  # a player's id as the caller holds it (external id, pk)
 
 # Invisible characters outside the "C" categories refused below: fillers that render as
 # nothing though Unicode files them as letters or symbols, and the marks that only
@@ -150,3 +153,37 @@ def lookalikes(new: Sequence[str], existing: Iterable[str]) -> list[tuple[str, s
         if key(other) != key(name):
             found.append((name, other))
     return found
+
+
+def display_names(players: Iterable[tuple[K, str]]) -> dict[K, str]:
+    """Each player's name as every page, print-out and export shows it: the name itself,
+    unless another of `players` has one with the same `skeleton` (the same name, or one
+    that prints alike): then the name and its number among them, "Alex Martin (2)".
+
+    `players` comes in the order the players entered the event (Player pk), which never
+    changes: a number stays with its player for the whole event. A namesake entering later
+    takes the next number; only the first of a name gains "(1)" when a second arrives
+    (usually before round 1). The number is what people say at the venue ("I'm Alex
+    Martin two"), shorter than an id and steadier than a rank or a seat, which move every
+    round. A number whose label is already someone's name ("Alex Martin (2)" chosen as a
+    name at registration) is skipped, so that every label shown is distinct.
+    """
+    listed = list(players)
+    groups: dict[str, list[tuple[K, str]]] = {}
+    for pid, name in listed:
+        groups.setdefault(skeleton(name), []).append((pid, name))
+    shown = {pid: name for pid, name in listed}
+    taken = set(groups)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        number = 0
+        for pid, name in group:
+            while True:
+                number += 1
+                label = f"{name} ({number})"
+                if skeleton(label) not in taken:
+                    break
+            taken.add(skeleton(label))
+            shown[pid] = label
+    return shown

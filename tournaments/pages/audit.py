@@ -35,7 +35,8 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Min, Q
 from django.urls import reverse
 
-from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Tournament
+from tournaments import names as name_rules  # `names` is a local name here
+from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, Tournament
 from tournaments.parsing import ascii_int
 from tournaments.rules import ordinal, playoff_name, score_text
 
@@ -916,7 +917,8 @@ def audit_log(
     rows = _records(page_rows.prefetch_related("players"))
     rows.sort(key=lambda row: order[row[0]])
     ctx = _context(t, rows)
-    sentences = [(pk, r, describe(r, ctx)) for pk, r in rows]
+    labels = _namesake_labels(t)
+    sentences = [(pk, r, _labelled(describe(r, ctx), labels)) for pk, r in rows]
     link = _links([m for _, _, s in sentences for m in s.mentions], t)
     here = reverse("manage_audit", args=[t.slug])
     query = urlencode([(k, v) for k, v in (("round", round), ("player", player)) if v])
@@ -952,6 +954,32 @@ def audit_log(
         "rounds": _round_choices(t, ctx.playoff_rounds, round),
         "time_zone": settings.TIME_ZONE,
     }
+
+
+def _namesake_labels(t: Tournament) -> dict[str, tuple[str, str]]:
+    """external id -> (name now, " (2)") of the players the pages number apart
+    (pages.event.display_names), in one query; usually empty."""
+    rows = list(
+        t.players.exclude(entry=Entry.REJECTED).order_by("pk").values_list("external_id", "name")
+    )
+    shown = name_rules.display_names(rows)
+    return {e: (n, shown[e][len(n) :]) for e, n in rows if shown[e] != n}
+
+
+def _labelled(sentence: Sentence, labels: Mapping[str, tuple[str, str]]) -> Sentence:
+    """The sentence with each namesake named as the pages name them ("Alex Martin (2)
+    registered"): by the id the entry stored, when the name it stored is the one they
+    still have (a player renamed since is named as the entry stored them; the link
+    still leads to them)."""
+    if not labels:
+        return sentence
+    parts: list[Part] = []
+    for part in sentence.parts:
+        found = labels.get(part.ext) if isinstance(part, Mention) and part.ext else None
+        if found is not None and name_rules.skeleton(part.name) == name_rules.skeleton(found[0]):
+            part = replace(part, name=part.name + found[1])
+        parts.append(part)
+    return replace(sentence, parts=tuple(parts))
 
 
 def _json(value: Any) -> str | None:

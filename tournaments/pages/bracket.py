@@ -13,6 +13,12 @@ from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
 from tournaments.rules import playoff_name
 
 
+def _display_names(t: Tournament) -> dict[str, str]:
+    from tournaments.pages.event import display_names  # event.py reads `placings`
+
+    return display_names(t)
+
+
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
     if not match.reported or len(seats) != 2 or seats[0].games_won == seats[1].games_won:
         return None
@@ -35,8 +41,11 @@ def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
         )
     )
     rounds: dict[int, list[dict[str, Any]]] = {}
+    shown = _display_names(t)
     for m in matches:
         seats = m.seat_list  # type: ignore[attr-defined]
+        for s in seats:  # the templates show `display_name` (namesakes told apart)
+            s.player.display_name = shown.get(s.player.external_id, s.player.name)
         rounds.setdefault(m.round.number, []).append(
             {"match": m, "seats": seats, "winner": winner(m, seats)}
         )
@@ -70,7 +79,7 @@ def placings(t: Tournament) -> list[dict[str, Any]]:
     if not bracket or len(bracket[-1]) != 1 or bracket[-1][0].winner is None:
         return []
     order = final_placings(bracket)
-    names = dict(t.players.filter(external_id__in=order).values_list("external_id", "name"))
+    names = _display_names(t)
     return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
 
 

@@ -27,8 +27,9 @@ from scoring import outlooks
 from scoring.models import Outlook, Standing, StandingsState
 from scoring.seats import HoodSeat, Neighbourhood, RoundRow, read_rounds, read_seats
 from scoring.services import changes_since
+from tournaments import names
 from tournaments.domain import current_round, round_label
-from tournaments.models import Player, Round, Status, Tournament
+from tournaments.models import Entry, Player, Round, Status, Tournament
 from tournaments.pages.bracket import placings
 
 # --- every seat of the event ------------------------------------------------------
@@ -120,6 +121,48 @@ def read_seating(tournament: Tournament) -> Seating:
     return _seating(read_rounds(tournament), read_seats(tournament=tournament))
 
 
+# --- names as pages show them ------------------------------------------------------
+
+
+def display_names(t: Tournament) -> dict[str, str]:
+    """external id -> the name as every page, print-out and export shows it
+    (names.display_names: namesakes numbered in the order they entered). Rejected entries
+    are left out: a double registration the organizer turned down must not give the real
+    one a number for the rest of the event. From the event's view when this process
+    holds the current version, else one query: the organizer's screens and the
+    print-outs read it without building a view."""
+    found = _VIEWS.get((t.pk, t.created_at.timestamp(), t.version))
+    if found is not None:
+        return found.display_names
+    # A screen asks several times (rows, bracket, players list): read once per request's
+    # tournament and version.
+    kept = t.__dict__.get("_display_names")
+    if kept is not None and kept[0] == t.version:
+        return kept[1]
+    rows = t.players.exclude(entry=Entry.REJECTED).order_by("pk")
+    shown = names.display_names(rows.values_list("external_id", "name"))
+    t.__dict__["_display_names"] = (t.version, shown)
+    return shown
+
+
+def namesakes(t: Tournament) -> dict[str, str]:
+    """external id -> shown name, of the players whose shown name is not their stored
+    one (the exports add it beside the stored name); usually empty."""
+    found = _VIEWS.get((t.pk, t.created_at.timestamp(), t.version))
+    if found is not None:
+        return {e: n for e, n in found.display_names.items() if n != found.players[e].name}
+    rows = list(
+        t.players.exclude(entry=Entry.REJECTED).order_by("pk").values_list("external_id", "name")
+    )
+    shown = names.display_names(rows)
+    return {e: shown[e] for e, n in rows if shown[e] != n}
+
+
+def display_name(t: Tournament, player: Player) -> str:
+    """One player's name as pages show it (`display_names`)."""
+    return display_names(t).get(player.external_id, player.name)
+
+
 # --- the view ----------------------------------------------------------------------
 
 STANDINGS_COLUMNS = (
@@ -172,6 +215,22 @@ class EventView:
     current: CurrentRound | None
     placings: tuple[dict[str, Any], ...]  # the top cut's final placings, once decided
     figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
+
+    @cached_property
+    def display_names(self) -> dict[str, str]:
+        """external id -> the name as pages show it (`display_names`)."""
+        return names.display_names(
+            (ext, p.name) for ext, p in self.players.items() if p.entry != Entry.REJECTED
+        )
+
+    @cached_property
+    def namesakes_text(self) -> str:
+        """The labels of the event's namesakes written out ("" when there are none): a
+        late namesake relabels players whose own rows did not move, so the digests of the
+        pages that show names hold this too."""
+        return repr(
+            sorted((e, n) for e, n in self.display_names.items() if n != self.players[e].name)
+        )
 
     @cached_property
     def row_texts(self) -> tuple[str, ...]:

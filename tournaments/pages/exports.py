@@ -5,6 +5,11 @@ The command line (`manage.py standings SLUG --format csv|json`) and the browser'
 download (`/t/<slug>/standings.csv`, `/t/<slug>/standings.json`) write the same data
 from here. The JSON documents carry only what the public pages show: names, ids,
 pairings, results and standings; never staff, audit entries or anything of an account.
+
+`name` is always the name as stored (the interchange format's, shared/spec/
+interchange.md). Where players of the event share a name (pages.event.namesakes), each of
+them also gets `display_name`, the name the pages show ("Alex Martin (2)"): a CSV then
+has a `display_name` column, a JSON player object the key, only where it differs.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from scoring.models import Standing
 from scoring.services import points_edge, standings_document
 from tournaments.models import MatchKind, Player, Round, Tournament
 from tournaments.pages.common import round_label
-from tournaments.pages.event import event_view
+from tournaments.pages.event import event_view, namesakes
 from tournaments.pages.public import pairing_rows, player_rounds, round_tables
 from tournaments.rules import GAME, NOT_REPORTED, csv_cell, result_from_side
 
@@ -34,28 +39,58 @@ def _csv(header: list[str], rows: list[list[Any]]) -> str:
 def standings_csv(t: Tournament) -> str:
     rows = standings_document(t)["standings"]
     keys = list(rows[0]["tiebreakers"]) if rows else []
-    header = ["rank", "id", "name", "points", "wins", "losses", "draws", *keys]
+    labels = namesakes(t)
+    shown = ["display_name"] if any(r["id"] in labels for r in rows) else []
+    header = ["rank", "id", "name", *shown, "points", "wins", "losses", "draws", *keys]
 
     def cells(row: dict[str, Any]) -> list[Any]:
         tbs = [row["tiebreakers"][k] for k in keys]
-        return [row[h] for h in header[:7]] + [
+        named = {**row, "display_name": labels.get(row["id"], row["name"])}
+        return [named[h] for h in header[: 7 + len(shown)]] + [
             " ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v) for v in tbs
         ]
 
     return _csv(header, [cells(r) for r in rows])
 
 
+def _opponents(tables: list[dict[str, Any]], labels: dict[str, str]) -> dict[str, str]:
+    """player id -> their opponents as the pages name them (namesakes told apart)."""
+    found = {}
+    for entry in tables:
+        for seat in entry["seats"]:
+            others = [s for s in entry["seats"] if s is not seat and not s.absent]
+            ids = (o.player.external_id for o in others)
+            found[seat.player.external_id] = ", ".join(
+                labels.get(i, o.player.name) for i, o in zip(ids, others, strict=True)
+            )
+    return found
+
+
 def pairings_csv(t: Tournament, round_: Round) -> str:
     """One line per player, alphabetical: table, opponent(s), result so far."""
+    tables, labels = round_tables(round_), namesakes(t)
+    opponents = _opponents(tables, labels) if labels else {}
+    shown = ["display_name"] if any(s.player.external_id in labels
+                                    for e in tables for s in e["seats"]) else []  # fmt: skip
     rows = []
-    for r in pairing_rows(round_tables(round_)):
-        opponent = r["opponents"]
+    for r in pairing_rows(tables):
+        opponent = opponents.get(r["id"], r["opponents"])
         if r["kind"] == MatchKind.BYE:
             opponent = "(bye)"
         elif r["kind"] == MatchKind.LOSS:
             opponent = "(no opponent)"
-        rows.append([round_.number, r["table"] or "", r["id"], r["name"], opponent, r["result"]])
-    return _csv(["round", "table", "id", "name", "opponent", "result"], rows)
+        own = [labels.get(r["id"], r["name"])] if shown else []
+        rows.append([round_.number, r["table"] or "", r["id"], r["name"], *own, opponent,
+                     r["result"]])  # fmt: skip
+    return _csv(["round", "table", "id", "name", *shown, "opponent", "result"], rows)
+
+
+def _named(ext: str, name: str, labels: dict[str, str]) -> dict[str, str]:
+    """A player's id and stored name, and their shown name where it differs."""
+    found = {"id": ext, "name": name}
+    if ext in labels:
+        found["display_name"] = labels[ext]
+    return found
 
 
 # --- JSON ------------------------------------------------------------------------------
@@ -63,22 +98,27 @@ def pairings_csv(t: Tournament, round_: Round) -> str:
 
 def standings_json(t: Tournament) -> dict[str, Any]:
     """The stored standings: the very object `manage.py standings SLUG --format json`
-    prints (both call this)."""
-    return standings_document(t)
+    prints (both call this), namesakes' rows with their `display_name`."""
+    document = standings_document(t)
+    labels = namesakes(t)
+    for row in document["standings"] if labels else []:
+        if row["id"] in labels:
+            row["display_name"] = labels[row["id"]]
+    return document
 
 
 def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
     """A round's tables: each player's id and name with their own-side result, and the
     table's result from its first seat's side ("win 2-1"), with the games as numbers."""
     tables = []
+    labels = namesakes(t) if round_ is not None else {}
     for entry in round_tables(round_) if round_ is not None else []:
         match, seats = entry["match"], entry["seats"]
         reported = match.reported or match.kind in (MatchKind.BYE, MatchKind.LOSS)
         players = []
         for mine, seat in enumerate(seats):
             player: dict[str, Any] = {
-                "id": seat.player.external_id,
-                "name": seat.player.name,
+                **_named(seat.player.external_id, seat.player.name, labels),
                 "result": result_from_side(match, seats, mine),
             }
             if match.kind == GAME:
@@ -110,6 +150,7 @@ def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
 def player_json(t: Tournament, me: Player) -> dict[str, Any]:
     """One player's rounds, each read from their side, and their stored standing."""
     history, _names = player_rounds(t, me, event_view(t).seating.neighbourhood(me))
+    labels = namesakes(t)
     rounds = []
     for h in history:
         match = h["match"]
@@ -122,7 +163,7 @@ def player_json(t: Tournament, me: Player) -> dict[str, Any]:
                 "table": match.table,
                 "kind": match.kind,
                 "opponents": [
-                    {"id": o["player"].external_id, "name": o["player"].name}
+                    _named(o["player"].external_id, o["player"].name, labels)
                     for o in h["opponents"]
                 ],
                 "result": h["result"],
@@ -160,8 +201,7 @@ def player_json(t: Tournament, me: Player) -> dict[str, Any]:
         "tournament": t.slug,
         "version": t.version,
         "player": {
-            "id": me.external_id,
-            "name": me.name,
+            **_named(me.external_id, me.name, labels),
             "dropped_after_round": me.dropped_after_round,
         },
         "standing": standing,

@@ -6,6 +6,7 @@ panels a result can change: its own row and the round's status (`after_result`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -29,7 +30,7 @@ from tournaments.models import (
 from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, winner
 from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
-from tournaments.pages.event import STANDINGS_COLUMNS
+from tournaments.pages.event import STANDINGS_COLUMNS, display_names
 from tournaments.pages.public import _standings_context as standings_table
 from tournaments.pages.reports import open_claims
 from tournaments.pages.round_screen import Filters, round_screen
@@ -76,9 +77,12 @@ def seats_prefetch() -> Prefetch:
     )
 
 
-def decorate(match: Match, best_of: int) -> Match:
-    """Display helpers on a match whose seats were prefetched as seat_list."""
+def decorate(match: Match, best_of: int, names: Mapping[str, str] | None = None) -> Match:
+    """Display helpers on a match whose seats were prefetched as seat_list; its players'
+    `display_name` as `names` (pages.event.display_names) shows them."""
     seats = match.seat_list  # type: ignore[attr-defined]
+    for s in seats if names is not None else ():
+        s.player.display_name = names.get(s.player.external_id, s.player.name)
     match.winner_seat = winner(match, seats)  # type: ignore[attr-defined]
     # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
     two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
@@ -89,13 +93,15 @@ def decorate(match: Match, best_of: int) -> Match:
     return match
 
 
-def round_matches(round_: Round, best_of: int) -> list[Match]:
+def round_matches(
+    round_: Round, best_of: int, names: Mapping[str, str] | None = None
+) -> list[Match]:
     matches = (
         round_.matches.select_related("round")
         .order_by("table", "id")
         .prefetch_related(seats_prefetch())
     )
-    return [decorate(m, best_of) for m in matches]
+    return [decorate(m, best_of, names) for m in matches]
 
 
 def match_row(t: Tournament, match_pk: int) -> Match:
@@ -107,7 +113,7 @@ def match_row(t: Tournament, match_pk: int) -> Match:
         .get(pk=match_pk, round__tournament=t)
     )
     match.claims = open_claims(getattr(match, "report", None), match.seat_list)  # type: ignore[attr-defined]
-    return decorate(match, t.best_of)
+    return decorate(match, t.best_of, display_names(t))
 
 
 # --- The round's status and the actions it allows ----------------------------------------
@@ -251,6 +257,7 @@ def after_result(t: Tournament, match: Match) -> dict[str, Any]:
 def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """The bracket panel: each match decorated for one-click entry, seeds shown."""
     out = []
+    shown = display_names(t)
     for entries in rounds:
         decorated = []
         for entry in entries:
@@ -258,7 +265,7 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
             m.seat_list = entry["seats"]  # type: ignore[attr-defined]
             for seat, seed in zip(entry["seats"], entry.get("seeds", ()), strict=False):
                 seat.seed = seed  # type: ignore[attr-defined]
-            decorated.append(decorate(m, t.best_of))
+            decorated.append(decorate(m, t.best_of, shown))
         out.append({"name": playoff_name(len(decorated)), "matches": decorated})
     decided, final = bracket_state(rounds)
     return {
@@ -313,7 +320,9 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         "swiss_rounds": swiss,
         "viewed": viewed,
         # League tables keep their own form per game; two-player rounds are compact rows.
-        "matches": round_matches(viewed, t.best_of) if viewed and is_league else [],
+        "matches": round_matches(viewed, t.best_of, display_names(t))
+        if viewed and is_league
+        else [],
         **(round_screen(t, viewed, Filters()) if viewed is not None and not is_league else {}),
         "later_rounds": [
             r.number for r in swiss if viewed is not None and r.number > viewed.number
@@ -379,11 +388,13 @@ def paired_among(t: Tournament, players: list[Player]) -> set[int]:
 
 
 def with_cut_drops(t: Tournament, rows: list[Player]) -> list[Player]:
-    """The rows, each with what its drop would concede during the top cut (the drop
-    button's confirmation says it)."""
+    """The rows, each with the name it is shown by (namesakes apart) and what its drop
+    would concede during the top cut (the drop button's confirmation says it)."""
     drops = cut_drops(t)
+    shown = display_names(t) if rows else {}
     for p in rows:
-        p.cut_drop = drops[p.pk].sentence(p.name) if p.pk in drops else ""  # type: ignore[attr-defined]
+        p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
+        p.cut_drop = drops[p.pk].sentence(p.display_name) if p.pk in drops else ""  # type: ignore[attr-defined]
     return rows
 
 
@@ -461,7 +472,7 @@ def round_page(t: Tournament, viewed: Round) -> dict[str, Any]:
         "viewed": viewed,
         "round_screen": True,
         "later_rounds": [r.number for r in swiss if r.number > viewed.number],
-        "matches": round_matches(viewed, t.best_of) if is_league else [],
+        "matches": round_matches(viewed, t.best_of, display_names(t)) if is_league else [],
         "cut_check": cut_check(t),
         **actions(t, round_summary(t)),
     }

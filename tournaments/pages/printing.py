@@ -8,6 +8,7 @@ at a 1,024-table event is exactly when the organizer is waiting.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
 
@@ -16,6 +17,7 @@ from django.db.models import QuerySet
 from tournaments.models import MatchKind, Round, Seat, System, Tournament
 from tournaments.pages import public
 from tournaments.pages.common import current_round, round_label
+from tournaments.pages.event import display_names
 from tournaments.parsing import ascii_int
 from tournaments.templatetags.tourney import points as format_points
 
@@ -72,16 +74,18 @@ def _seats(round_: Round) -> QuerySet[Seat, tuple[Any, ...]]:
         .order_by("match__table", "match_id", "position")
         .values_list(
             "match_id", "player_id", "match__table", "match__kind", "position", "absent",
-            "player__name", "points_at_pairing",
+            "player__name", "points_at_pairing", "player__external_id",
         )
     )  # fmt: skip
 
 
-def round_tables(round_: Round) -> list[PrintTable]:
-    """The round's matches in table order (byes last, as they are numbered), with seats."""
+def round_tables(round_: Round, names: Mapping[str, str]) -> list[PrintTable]:
+    """The round's matches in table order (byes last, as they are numbered), with seats,
+    each player named as `names` (pages.event.display_names: namesakes told apart)."""
     tables: dict[int, PrintTable] = {}
-    for row in _seats(round_):
+    for *row, ext in _seats(round_):
         seat = PrintSeat(*row)
+        seat = seat._replace(name=names.get(ext, seat.name))
         entry = tables.get(seat.match_id)
         if entry is None:
             entry = tables[seat.match_id] = PrintTable(seat.match_id, seat.table, seat.kind, [])
@@ -99,7 +103,7 @@ def _header(t: Tournament, round_: Round | None) -> dict[str, Any]:
 
 def pairings_by_name(t: Tournament, round_: Round) -> dict[str, Any]:
     """One row per player, alphabetical: name, table, opponent, points when paired."""
-    tables = round_tables(round_)
+    tables = round_tables(round_, display_names(t))
     with_points = any(s.points is not None for entry in tables for s in entry.seats)
     rows: list[tuple[str, str]] = []
     for entry in tables:
@@ -138,7 +142,7 @@ def _name_cell(seat: PrintSeat) -> str:
 def pairings_by_table(t: Tournament, round_: Round) -> dict[str, Any]:
     """One row per table: table, player A, player B (or the bye); a multi-player game's
     table lists everyone in the one "players" cell."""
-    tables = round_tables(round_)
+    tables = round_tables(round_, display_names(t))
     multi = any(len(entry.seats) > 2 for entry in tables)
     out = []
     for entry in tables:
@@ -166,7 +170,7 @@ def pairings_by_table(t: Tournament, round_: Round) -> dict[str, Any]:
 def slips(t: Tournament, round_: Round) -> dict[str, Any]:
     """One result slip per table that is played (byes and losses need none)."""
     entries = []
-    for entry in round_tables(round_):
+    for entry in round_tables(round_, display_names(t)):
         if entry.kind not in (MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS):
             continue
         entries.append(
@@ -195,7 +199,8 @@ def pod_seating(t: Tournament) -> dict[str, Any]:
     imported pod, say), the seats follow round 1's tables instead.
     """
     rounds = list(t.rounds.filter(playoff=False).order_by("number"))
-    schedule = [round_tables(r) for r in rounds]
+    names = display_names(t)
+    schedule = [round_tables(r, names) for r in rounds]
     circle = _circle_seats(schedule)
     seats = circle or _table_seats(schedule[0] if schedule else [])
     return {

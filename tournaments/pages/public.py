@@ -10,6 +10,7 @@ result, which is the render every phone waits for.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from fractions import Fraction
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, NamedTuple
@@ -33,7 +34,13 @@ from tournaments.pages.common import (
     missing_results,
     round_label,
 )
-from tournaments.pages.event import STANDINGS_COLUMNS, EventView, StoredStanding, event_view
+from tournaments.pages.event import (
+    STANDINGS_COLUMNS,
+    EventView,
+    StoredStanding,
+    display_names,
+    event_view,
+)
 from tournaments.parsing import ascii_int
 from tournaments.rules import (
     NOT_REPORTED,
@@ -141,7 +148,7 @@ def near_inputs(t: Tournament, view: EventView, me: Player) -> NearInputs:
         after_round=table.after_round,
         count=count,
         me=me.external_id,
-        me_name=me.name,
+        me_name=view.display_names.get(me.external_id, me.name),
         ranked=own is not None,
         top=len(top),
         gap=bool(around) and around.start > top.stop,
@@ -153,7 +160,8 @@ def near_depends(t: Tournament, view: EventView, me: Player) -> bytes:
     """The digest of what `standings_near` shows `me`: its ETag moves when this does."""
     inputs = near_inputs(t, view, me)
     texts = view.row_texts
-    return _digest(repr(inputs[:-1]) + "".join(texts[i - 1] for i in inputs.positions))
+    rows = "".join(texts[i - 1] for i in inputs.positions)
+    return _digest(repr(inputs[:-1]) + rows + view.namesakes_text)
 
 
 def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
@@ -189,6 +197,7 @@ def standings_rows_html(
     player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
     head, tail = (escape(part) for part in player_url.split("__pid__"))
     percent = [k in PERCENT for k in keys]
+    shown = display_names(tournament)
     out = []
     for rank, points_, wins, losses, draws, tiebreakers, name, pid, dropped in rows:
         cells = "".join(
@@ -202,7 +211,7 @@ def standings_rows_html(
         out.append(
             (f'<tr class="{classes}">' if classes else "<tr>") + f'<td class="num">{rank}</td>'
             f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
-            f"{escape(name)}</a>{note}</th>"
+            f"{escape(shown.get(pid, name))}</a>{note}</th>"
             f'<td class="num">{format_points(points_)}</td>'
             f'<td class="rec">{wins}-{losses}-{draws}</td>{cells}</tr>'
         )
@@ -256,8 +265,9 @@ class _Match(NamedTuple):
     draws: int
 
 
-def round_tables(round_: Round) -> list[dict[str, Any]]:
-    """The round's tables with both players (or the bye), in table order.
+def round_tables(round_: Round, names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The round's tables with both players (or the bye), in table order; each player
+    named as `names` (pages.event.display_names) shows them, else by their stored name.
 
     Plain tuples from values_list: model instances for a 2,048-player round cost ~3x more.
     """
@@ -272,7 +282,7 @@ def round_tables(round_: Round) -> list[dict[str, Any]]:
         seats.setdefault(match_id, []).append(
             _Seat(
                 player_id,
-                _Person(name, ext),
+                _Person(names.get(ext, name) if names else name, ext),
                 position,
                 games_won,
                 place,
@@ -379,7 +389,7 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
     number = params.get("round", "")
     query = params.get("q", "").strip()
     round_ = round_of(t, number)
-    tables = round_tables(round_) if round_ else []
+    tables = round_tables(round_, display_names(t)) if round_ else []
     rows = pairing_rows(tables)
     found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
     named = params.get("by") == "name" or bool(query)
@@ -432,7 +442,12 @@ def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
         )
     return PlayerInputs(
         event=(t.slug, t.status, t.top_cut),
-        me=(me.external_id, me.name, me.dropped_after_round, me.entry),
+        me=(
+            me.external_id,
+            view.display_names.get(me.external_id, me.name),
+            me.dropped_after_round,
+            me.entry,
+        ),
         matches=matches,
         standing=standing,
         count=len(view.table.rows),
@@ -454,7 +469,7 @@ def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
 def player_depends(t: Tournament, view: EventView, me: Player) -> bytes:
     """The digest of what `player` shows `me`: its ETag moves when this does."""
     inputs = player_inputs(t, view, me)  # its matches' seats: the view's player_texts
-    return _digest(repr(inputs) + view.player_texts.get(me.pk, ""))
+    return _digest(repr(inputs) + view.player_texts.get(me.pk, "") + view.namesakes_text)
 
 
 def own_depends(t: Tournament, view: EventView, me: Player) -> bytes:
@@ -486,10 +501,11 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
         raise Http404("No such player")
     view = event_view(t)
     inputs = player_inputs(t, view, me)
-    history, _names = player_rounds(t, me, _own_hood(view, me, inputs.matches))
+    history, _names = player_rounds(t, me, _own_hood(view, me, inputs.matches), view.display_names)
     card = player_card(view, inputs, history)
     return {
         "me": me,
+        "me_name": inputs.me[1],
         "card": card,
         "outlook": inputs.figures,
         "standing": inputs.standing,
@@ -505,9 +521,13 @@ def player_tiebreakers(t: Tournament, me: Player) -> dict[str, Any]:
         raise Http404("No such player")
     view = event_view(t)
     hood = view.seating.neighbourhood(me)
-    _history, names = player_rounds(t, me, hood)
+    _history, names = player_rounds(t, me, hood, view.display_names)
     ranked = me.pk in view.table.of_player
-    return {"me": me, "explanation": _explain(t, me, names, hood) if ranked else None}
+    return {
+        "me": me,
+        "me_name": view.display_names.get(me.external_id, me.name),
+        "explanation": _explain(t, me, names, hood) if ranked else None,
+    }
 
 
 def player_card(
@@ -563,10 +583,12 @@ def _card_standing(inputs: PlayerInputs) -> dict[str, Any]:
 
 
 def player_rounds(
-    t: Tournament, me: Player, hood: Neighbourhood
+    t: Tournament, me: Player, hood: Neighbourhood, shown: Mapping[str, str] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Each of the player's matches, its result read from their own side (rules.
-    result_from_side), and the names of everyone they met by id."""
+    result_from_side), and the names of everyone they met by id: as `shown`
+    (pages.event.display_names) shows them, else their stored names."""
+    shown = shown or {}
     player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
     rounds = {rid: _RoundLabel(number, playoff) for rid, number, _p, playoff, _w in hood.rounds}
     tables: dict[int, list[HoodSeat]] = {}
@@ -581,7 +603,7 @@ def player_rounds(
         first = members[0]
         match = _Match(first.match_id, first.table, first.kind, first.reported, first.draws)
         opponents = [s for i, s in enumerate(members) if i != mine]
-        names.update((o.external_id, o.name) for o in opponents)
+        names.update((o.external_id, shown.get(o.external_id, o.name)) for o in opponents)
         result = result_from_side(match, members, mine)
         word, _, rest = result.partition(" ")
         history.append(
@@ -592,7 +614,7 @@ def player_rounds(
                 "match": match,
                 "opponents": [
                     {
-                        "player": _Person(o.name, o.external_id),
+                        "player": _Person(shown.get(o.external_id, o.name), o.external_id),
                         # Built here: a {% url %} per row was a third of the page's render.
                         "url": player_url.replace("__pid__", quote(o.external_id, safe="")),
                     }

@@ -15,6 +15,7 @@ from tournaments.domain import (
     round_label,
 )
 from tournaments.models import Entry, Player, Seat, Status, Tournament
+from tournaments.pages.event import display_names
 
 ENTRY_TEXT = {
     Entry.ACCEPTED: "Entry accepted: you are registered.",
@@ -52,15 +53,16 @@ def current_table(player: Player) -> dict[str, Any] | None:
         Seat.objects.filter(match_id=seat.match_id, absent=False)
         .exclude(player=player)
         .order_by("position")
-        .values_list("player__name", flat=True)
+        .values_list("player__external_id", "player__name")
     )
+    shown = display_names(player.tournament)  # namesakes told apart
     return {
         "round_label": round_label(round_),
         "seated": True,
         "table": seat.match.table,
         "kind": seat.match.kind,
         "reported": seat.match.reported,
-        "opponents": others,
+        "opponents": [shown.get(ext, name) for ext, name in others],
     }
 
 
@@ -72,6 +74,8 @@ def private_page(player: Player) -> dict[str, Any]:
     accepted = player.entry == Entry.ACCEPTED
     return {
         "player": player,
+        # The name as every page shows it ("Alex Martin (2)" beside another Alex Martin).
+        "player_name": display_names(t).get(player.external_id, player.name),
         "tournament": t,
         "entry": player.entry,
         "entry_text": ENTRY_TEXT.get(player.entry, ""),
@@ -95,9 +99,14 @@ def registration_screen(t: Tournament) -> dict[str, Any]:
     """The organizer's registration screen: settings, entries waiting, who has not
     checked in, and every player (for a new private link)."""
     players = list(t.players.order_by("id"))
+    shown = display_names(t)
+    for p in players:  # the screen's lists tell namesakes apart
+        p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
     by_name = sorted(players, key=lambda p: p.name.casefold())
     paired = t.rounds.exists()
     missing = not_checked_in(t) if t.check_in else []
+    for p in missing:
+        p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
     return {
         "tournament": t,
         "closed": registration_closed_reason(t),

@@ -6,7 +6,7 @@ services compare under the lock to refuse a stale page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -34,7 +34,7 @@ from tournaments.models import (
 )
 from tournaments.pages import public
 from tournaments.pages.common import POLL_SECONDS
-from tournaments.pages.event import EventView, StoredStanding, event_view
+from tournaments.pages.event import EventView, StoredStanding, display_names, event_view
 from tournaments.rules import ordinal, score_text
 
 # A report still unanswered after this long is flagged for the organizer: opponents
@@ -172,10 +172,12 @@ def player_panel(player: Player) -> dict[str, Any]:
     opponent = seats[1 - me].player
     report: Report | None = getattr(match, "report", None)
     need = t.best_of // 2 + 1
+    shown = display_names(t)  # namesakes told apart
     ctx.update(
         match=match,
         table=match.table,
         opponent=opponent,
+        opponent_name=shown.get(opponent.external_id, opponent.name),
         stamp=stamp(match, seats, report),
         win_choices=list(range(need + 1)),
         draw_choices=list(range(t.best_of + 1)),
@@ -186,7 +188,10 @@ def player_panel(player: Player) -> dict[str, Any]:
     if report is not None:
         ctx["report"] = report
         ctx["reported_by_me"] = report.reporter_id == player.pk
-        ctx["reporter_name"] = player.name if ctx["reported_by_me"] else opponent.name
+        ctx["reporter_name"] = shown.get(
+            (player if ctx["reported_by_me"] else opponent).external_id,
+            player.name if ctx["reported_by_me"] else opponent.name,
+        )
         mine, theirs = own_side((report.wins_a, report.wins_b), me)
         ctx.update(mine=mine, theirs=theirs, draws=report.draws)
         ctx["report_words"] = outcome_words(mine, theirs, report.draws)
@@ -268,9 +273,14 @@ def _reports(round_: Round) -> list[Report]:
     return reports
 
 
-def _note(r: Report) -> str:
-    said = f"{r.reporter.name} reported {report_score(r)}"
-    answer = r.answered_by.name if r.answered_by else "the opponent"
+def _note(r: Report, shown: Mapping[str, str] | None = None) -> str:
+    shown = shown or {}
+    said = f"{shown.get(r.reporter.external_id, r.reporter.name)} reported {report_score(r)}"
+    answer = (
+        shown.get(r.answered_by.external_id, r.answered_by.name)
+        if r.answered_by
+        else "the opponent"
+    )
     if r.state == ReportState.DISPUTED:
         return f"{said}, {answer} disputed"
     if r.state == ReportState.CONFIRMED:
@@ -294,6 +304,7 @@ def to_check(round_: Round) -> list[dict[str, Any]]:
     or one unanswered for more than ONE_SIDED_MINUTES; each with its report's text."""
     now = timezone.now()
     out = []
+    shown = display_names(round_.tournament)  # namesakes told apart
     for r in _reports(round_):
         if _flagged(r, now):
             out.append(
@@ -301,9 +312,12 @@ def to_check(round_: Round) -> list[dict[str, Any]]:
                     "match": r.match,
                     "pk": r.match_id,
                     "table": r.match.table,
-                    "names": " vs ".join(s.player.name for s in r.match.seat_list),  # type: ignore[attr-defined]
+                    "names": " vs ".join(
+                        shown.get(s.player.external_id, s.player.name)
+                        for s in r.match.seat_list  # type: ignore[attr-defined]
+                    ),
                     "state": r.state,
-                    "note": _note(r),
+                    "note": _note(r, shown),
                     "claims": open_claims(r, r.match.seat_list),  # type: ignore[attr-defined]
                     "since": r.updated_at,
                 }

@@ -8,7 +8,7 @@ a few ms and under 300 bytes a table (`make bench` prints both figures).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from django.urls import reverse
 
 from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
+from tournaments.pages.event import display_names
 from tournaments.pages.reports import Claim, organizer_panel, seat_claims
 from tournaments.rules import score_text
 
@@ -57,26 +58,31 @@ class Row:
         return self.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS)
 
 
-def rows_of(round_: Round | int, *, match_pk: int | None = None) -> list[Row]:
+def rows_of(
+    round_: Round | int, *, match_pk: int | None = None, names: Mapping[str, str] | None = None
+) -> list[Row]:
     """Every table of the round in table order (or the one match `match_pk`): one query,
-    and one for the disputed reports' claims."""
+    and one for the disputed reports' claims; players named as `names`
+    (pages.event.display_names) shows them."""
+    names = names or {}
     seats = Seat.objects.order_by("match__table", "match_id", "position")
     seats = seats.filter(match_id=match_pk) if match_pk else seats.filter(round=round_)
     rows: list[Row] = []
     last: Row | None = None
-    for pk, table, kind, reported, draws, name, won in seats.values_list(
+    for pk, table, kind, reported, draws, name, ext, won in seats.values_list(
         "match_id",
         "match__table",
         "match__kind",
         "match__reported",
         "match__draws",
         "player__name",
+        "player__external_id",
         "games_won",
     ):
         if last is None or last.pk != pk:
             last = Row(pk, table, kind, reported, draws, [], [])
             rows.append(last)
-        last.names.append(name)
+        last.names.append(names.get(ext, name))
         last.wins.append(won)
     _add_claims(rows, round_, match_pk)
     return rows
@@ -187,7 +193,7 @@ class Filters:
 
 def round_screen(t: Tournament, round_: Round, filters: Filters) -> dict[str, Any]:
     """The round's rows (filtered) with their counts, for the round screen."""
-    rows = rows_of(round_)
+    rows = rows_of(round_, names=display_names(t))
     # Players' own reports: the ones to check, with the organizer's panel to settle them
     # (one query when nobody reported anything).
     reports = (
@@ -220,13 +226,14 @@ def match_at_table(round_: Round, table: int) -> Match | None:
     )
 
 
-def row_of_match(match: Match) -> Row:
+def row_of_match(match: Match, names: Mapping[str, str]) -> Row:
     """The row of a match the result service handed back with its seats (`seat_list`,
     players loaded): no second read after a result."""
     seats = match.seat_list  # type: ignore[attr-defined]
     return Row(
         match.pk, match.table, match.kind, match.reported, match.draws,
-        [s.player.name for s in seats], [s.games_won for s in seats],
+        [names.get(s.player.external_id, s.player.name) for s in seats],
+        [s.games_won for s in seats],
     )  # fmt: skip
 
 
@@ -235,11 +242,13 @@ def match_row_html(t: Tournament, match: Match, *, oob: bool = False) -> str:
     if not hasattr(match, "seat_list"):
         return one_row_html(t, match.pk, oob=oob)
     finished = t.status == "finished"
-    return row_html(row_of_match(match), match_url(t, match.pk), finished=finished, oob=oob)
+    return row_html(
+        row_of_match(match, display_names(t)), match_url(t, match.pk), finished=finished, oob=oob
+    )
 
 
 def one_row(t: Tournament, match_pk: int) -> Row | None:
-    rows = rows_of(0, match_pk=match_pk)
+    rows = rows_of(0, match_pk=match_pk, names=display_names(t))
     return rows[0] if rows else None
 
 

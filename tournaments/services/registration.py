@@ -35,7 +35,9 @@ from tournaments.tokens import new_token, token_hash
 MAX_NAME = 200  # Player.name's max_length
 MAX_CONTACT = 200  # Player.contact's max_length
 
-DUPLICATE = "already registered: ask the organizer if that is not you"
+DUPLICATE = "already registered: ask the organizer if that is you"
+# The word a player adds to a name already taken ("Lyon" in "Alex Martin (Lyon)").
+MAX_SUFFIX = 40
 
 
 class FieldRefused(ServiceError):
@@ -44,6 +46,11 @@ class FieldRefused(ServiceError):
     def __init__(self, message: str, *, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class NamesakeRefused(FieldRefused):
+    """The name is taken, or looks like one that is: the form offers the way through, a
+    word of the player's own that tells them apart (`register_self`'s `suffix`)."""
 
 
 def _who(by: Any) -> str:
@@ -223,15 +230,42 @@ def set_registration(
     return t
 
 
+def _with_suffix(name: str, suffix: str) -> str:
+    """ "Alex Martin (Lyon)": the name and the player's own word that tells them apart,
+    stored as one name, so that every page, print-out, export and import shows it with
+    nothing else to carry. Parentheses the player typed around it are not doubled."""
+    try:
+        word = names.clean(suffix, field="word that tells you apart", maximum=MAX_SUFFIX,
+                           required=False)  # fmt: skip
+    except names.NameRefused as exc:
+        raise FieldRefused(str(exc), field="suffix") from exc
+    word = names.normal(word.removeprefix("(").removesuffix(")"))
+    if not word:
+        return name
+    full = f"{name} ({word})"
+    if len(full) > MAX_NAME:
+        raise FieldRefused(
+            f"The name and the word together are longer than {MAX_NAME} characters.",
+            field="suffix",
+        )
+    return full
+
+
 def register_self(
-    *, tournament: Tournament, name: str, contact: str = "", by: Any = None
+    *, tournament: Tournament, name: str, contact: str = "", suffix: str = "", by: Any = None
 ) -> tuple[Player, str]:
     """A player registers from the event's link: (their player, their raw private token).
 
     The token is returned here only; the database keeps its hash. The entry is pending
     when the organizer approves each entry, else accepted.
+
+    A name already in the event (or one that prints like it) is refused with
+    NamesakeRefused; the player may then add `suffix`, a word of their own that tells
+    them apart, and is registered as "name (suffix)" if that is distinct in its turn.
     """
     name = _clean_name(name)
+    given = name
+    name = _with_suffix(name, suffix)
     contact = _clean_text(contact, field="contact", maximum=MAX_CONTACT, required=False)
     with lock_wait(REGISTRATION_LOCK_SECONDS), writing(tournament, by=by) as w:
         t = w.tournament
@@ -243,12 +277,24 @@ def register_self(
             )
         existing = list(t.players.values_list("name", flat=True))
         key = names.key(name)
-        if any(names.key(n) == key for n in existing):
-            raise FieldRefused(f"{name} is {DUPLICATE}.", field="name")
-        if (twin := names.lookalike(name, existing)) is not None:
-            raise FieldRefused(
+        if name != given:  # the player's word must make the name distinct in its turn
+            if any(names.key(n) == key for n in existing):
+                raise FieldRefused(
+                    f"{name} is already registered too: choose another word.", field="suffix"
+                )
+            if (twin := names.lookalike(name, existing)) is not None:
+                raise FieldRefused(
+                    f"{name} looks like {twin}: choose another word.", field="suffix"
+                )
+        elif any(names.key(n) == key for n in existing):
+            raise NamesakeRefused(
+                f"{name} is {DUPLICATE}. Someone else? Add a word below that tells you apart.",
+                field="name",
+            )
+        elif (twin := names.lookalike(name, existing)) is not None:
+            raise NamesakeRefused(
                 f"{name} looks like {twin}, who is already registered: if that is not you, "
-                "type your name in plain letters or ask the organizer.",
+                "type your name in plain letters, or add a word below that tells you apart.",
                 field="name",
             )
         token = new_token()

@@ -41,6 +41,7 @@ from tournaments import live, stream
 from tournaments.models import Entry, Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
+from tournaments.pages.event import display_name
 from tournaments.parsing import ascii_int
 from tournaments.venue import phone_url
 
@@ -332,7 +333,8 @@ def player(request: HttpRequest, t: Tournament, query: live.Query, pid: str) -> 
     me = _player_or_404(t, pid)
     return _page(
         request, t, query, "tournaments/player.html", "tournaments/_player.html",
-        lambda: pages.player(t, me), lambda: {"me": me}, tracked=("player", me.external_id),
+        lambda: pages.player(t, me), lambda: {"me": me, "me_name": display_name(t, me)},
+        tracked=("player", me.external_id),
     )  # fmt: skip
 
 
@@ -344,7 +346,8 @@ def player_tiebreakers(
     return _page(
         request, t, query, "tournaments/player_tiebreakers.html",
         "tournaments/_tiebreakers.html",
-        lambda: pages.player_tiebreakers(t, me), lambda: {"me": me},
+        lambda: pages.player_tiebreakers(t, me),
+        lambda: {"me": me, "me_name": display_name(t, me)},
     )  # fmt: skip
 
 

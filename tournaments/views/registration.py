@@ -38,6 +38,8 @@ class RegisterForm(forms.Form):
     # binds. strip=False: the service collapses whitespace itself.
     name = forms.CharField(required=False, strip=False)
     contact = forms.CharField(required=False, strip=False)
+    # Shown once the name is taken: the player's own word that tells them apart.
+    suffix = forms.CharField(required=False, strip=False)
 
 
 class SettingsForm(forms.Form):
@@ -80,13 +82,15 @@ def qr_data_uri(url: str) -> str:
 def register(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the form. POST: register, then the new player's private page."""
     t = get_object_or_404(Tournament, slug=slug)
-    typed = {"name": "", "contact": ""}
+    typed = {"name": "", "contact": "", "suffix": ""}
     errors: dict[str, str] = {}
     status = 200
     refused: ratelimit.Refused | None = None
+    offer_suffix = False
     if request.method == "POST":
         form = RegisterForm(request.POST)
         typed = {k: str(form.data.get(k, ""))[:1000] for k in typed}
+        offer_suffix = bool(typed["suffix"].strip())  # asked before: asked again
         # By event and by address only: there is no private link before registering, and
         # a name typed twice is refused as a duplicate by the service anyway.
         refused = ratelimit.first_refused(
@@ -102,15 +106,23 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
                     tournament=t,
                     name=form.cleaned_data.get("name") or "",
                     contact=form.cleaned_data.get("contact") or "",
+                    suffix=form.cleaned_data.get("suffix") or "",
                 )
             except services.FieldRefused as exc:
                 errors[exc.field], status = str(exc), 422
+                # A namesake: the form asks for the word that tells them apart.
+                offer_suffix = offer_suffix or isinstance(exc, services.NamesakeRefused)
             except ServiceError as exc:
                 errors["form"], status = str(exc), 422
             else:
                 url = reverse("private_page", args=[token])
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    context = {**pages.registration_form(t), "typed": typed, "errors": errors}
+    context = {
+        **pages.registration_form(t),
+        "typed": typed,
+        "errors": errors,
+        "offer_suffix": offer_suffix,
+    }
     template = T + ("_form.html" if request.htmx else "page.html")
     response = render(request, template, context, status=status)
     return refused.headers(response) if refused is not None else response
