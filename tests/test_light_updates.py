@@ -131,7 +131,7 @@ def test_the_standings_around_a_player_show_the_leaders_their_neighbours_and_a_l
     html = response.content.decode()
     assert response.status_code == 200
     assert html.count("<tr") == 1 + 8 + 1 + 11  # header, leaders, the gap, 5 + me + 5
-    assert f'<tr class="me"><td class="num">{mine.rank}</td>' in html
+    assert f'<tr class="me" aria-current="true"><td class="num">{mine.rank}</td>' in html
     assert f'href="/t/{t.slug}/standings/">All 64 players</a>' in html
     assert f'hx-get="/t/{t.slug}/standings/?me={pid}"' in html
     full = client.get(f"/t/{t.slug}/standings/", HTTP_HX_REQUEST="true").content.decode()
@@ -301,7 +301,7 @@ def test_standings_around_a_player_follow_each_result_though_the_table_is_read_o
     assert Tournament.objects.get(pk=t.pk).version > t.version
     after = client.get(url, HTTP_HX_REQUEST="true", HTTP_ACCEPT_ENCODING="").content.decode()
     assert before != after
-    row = re.search(r'<tr class="me">.*?</tr>', after, re.S)
+    row = re.search(r'<tr class="me" aria-current="true">.*?</tr>', after, re.S)
     assert row is not None and "Eva Lund" in row[0] and "1-1-1" in row[0]  # p5's new record
 
 

@@ -157,7 +157,7 @@ def test_every_player_page_of_a_real_event_reads_each_result_from_that_players_s
 
 BY_NAME_ROW = re.compile(
     r'<tr data-name="[^"]*" data-table="[^"]*" data-opponent="[^"]*" data-kind="[^"]*">'
-    r'<th scope="row"><a href="/t/[^/]+/players/([^"]+)/">.*?</a></th>'
+    r'<th scope="row"[^>]*><a href="/t/[^/]+/players/([^"]+)/">.*?</a></th>'
     r'.*?<td class="res">(.*?)</td></tr>',
     re.S,
 )

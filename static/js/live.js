@@ -4,6 +4,14 @@
   "use strict";
   var skewMs = 0; // server clock minus this phone's clock, from the Date header
 
+  // A pairings row carries its players' names (data-name); a standings row names its
+  // player in its header cell only, which keeps a 2,000-row table's poll small.
+  function rowName(row) {
+    if (row.dataset.name !== undefined) return row.dataset.name;
+    var cell = row.querySelector("th[scope=row] a");
+    return cell ? cell.textContent.toLowerCase() : "";
+  }
+
   function applyFilter() {
     var input = document.getElementById("find");
     if (!input) return;
@@ -11,7 +19,7 @@
     var rows = document.querySelectorAll(input.dataset.filter);
     var visible = [];
     rows.forEach(function (row) {
-      var show = !q || row.dataset.name.indexOf(q) !== -1;
+      var show = !q || rowName(row).indexOf(q) !== -1;
       row.hidden = !show;
       if (show) visible.push(row);
     });

@@ -27,7 +27,8 @@ def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
 
 def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
     """Per playoff round, in bracket order: {"match", "seats" (high seed first), "winner",
-    "seeds" (the Swiss seed of each seat)}. Two queries for the whole bracket."""
+    "seeds" (the Swiss seed of each seat), "seated" ((seat, seed) pairs, for templates)}.
+    Two queries for the whole bracket."""
     matches = (
         Match.objects.filter(round__tournament=t, round__playoff=True)
         .select_related("round")
@@ -59,6 +60,7 @@ def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
         for entries in ordered:
             for entry in entries:
                 entry["seeds"] = [seeds.get(s.player_id) for s in entry["seats"]]
+                entry["seated"] = list(zip(entry["seats"], entry["seeds"], strict=True))
     return ordered
 
 

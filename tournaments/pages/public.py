@@ -74,14 +74,22 @@ NEAR_TOP = 8
 NEAR_AROUND = 5
 
 
-def standings(tournament: Tournament) -> dict[str, Any]:
-    """The stored standings, with each row's cells already formatted for the table."""
+def standings(tournament: Tournament, query: str = "", me: str = "") -> dict[str, Any]:
+    """The stored standings, with each row's cells already formatted for the table.
+
+    `query` (a search, ?q=): every row is still sent, those whose name does not hold it
+    hidden, so that live.js can widen the search as the player edits it; without
+    JavaScript the page shows the matches alone. `me`: the row to highlight."""
     rows = list(
         Standing.objects.filter(tournament=tournament)
         .order_by("position")
         .values_list(*STANDINGS_COLUMNS)
     )
-    return _standings_context(tournament, rows, len(rows))
+    if not query:
+        return _standings_context(tournament, rows, len(rows), me=me)
+    wanted = query.casefold()
+    found = sum(1 for row in rows if wanted in row[6].casefold())
+    return _standings_context(tournament, rows, len(rows), me=me, query=query, found_count=found)
 
 
 def _standings_context(
@@ -94,7 +102,9 @@ def _standings_context(
         extra["after_round"] = state.after_round if state else None
     return {
         "tournament": tournament,
-        "rows_html": standings_rows_html(tournament, rows, keys, me=extra.get("me", "")),
+        "rows_html": standings_rows_html(
+            tournament, rows, keys, me=extra.get("me", ""), query=extra.get("query", "")
+        ),
         "count": count,
         "columns": columns,
         "poll": POLL_SECONDS,
@@ -187,13 +197,20 @@ def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
 
 
 def standings_rows_html(
-    tournament: Tournament, rows: list[tuple[Any, ...]], keys: list[str], me: str = ""
+    tournament: Tournament,
+    rows: list[tuple[Any, ...]],
+    keys: list[str],
+    me: str = "",
+    query: str = "",
 ) -> str:
     """The table body, built directly: 2,048 rows through template tags take ~0.5 s.
 
     This is the first render after every result, so it is kept lean: numeric cells need
-    no escaping (digits, '.', '%', '/' and the dash only). `me`: the row to highlight.
+    no escaping (digits, '.', '%', '/' and the dash only). `me`: the row to highlight
+    (aria-current: a screen reader says which row is theirs too). `query`: rows whose
+    name does not hold it are hidden (a search, `standings`).
     """
+    wanted = query.casefold()
     player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
     head, tail = (escape(part) for part in player_url.split("__pid__"))
     percent = [k in PERCENT for k in keys]
@@ -207,9 +224,12 @@ def standings_rows_html(
         classes = " ".join(
             c for c, on in (("dropped", dropped is not None), ("me", bool(me) and pid == me)) if on
         )
+        mine = ' aria-current="true"' if me and pid == me else ""
+        hidden = " hidden" if wanted and wanted not in name.casefold() else ""
         note = " <small>(dropped)</small>" if dropped is not None else ""
         out.append(
-            (f'<tr class="{classes}">' if classes else "<tr>") + f'<td class="num">{rank}</td>'
+            (f'<tr class="{classes}"{mine}{hidden}>' if classes else f"<tr{hidden}>")
+            + f'<td class="num">{rank}</td>'
             f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
             f"{escape(shown.get(pid, name))}</a>{note}</th>"
             f'<td class="num">{format_points(points_)}</td>'
@@ -373,12 +393,15 @@ def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str)
         else:
             opponent = escape(r["opponents"])
         hidden = " hidden" if wanted and wanted not in r["name"].casefold() else ""
+        # A word wider than its column ends in an ellipsis there (app.css): in full here.
+        said = f' title="{escape(r["opponents"])}"' if r["opponents"] else ""
         table = r["table"] if r["table"] is not None else ""
         out.append(
             f'<tr data-name="{escape(r["name"].lower())}" data-table="{table}" '
             f'data-opponent="{escape(r["opponents"])}" data-kind="{r["kind"]}"{hidden}>'
-            f'<th scope="row">{_player_link(player_url, r["id"], r["name"])}</th>'
-            f'<td class="num">{table}</td><td>{opponent}</td>'
+            f'<th scope="row" title="{escape(r["name"])}">'
+            f"{_player_link(player_url, r['id'], r['name'])}</th>"
+            f'<td class="num">{table}</td><td{said}>{opponent}</td>'
             f'<td class="res">{escape(r["result"])}</td></tr>'
         )
     return "\n".join(out)

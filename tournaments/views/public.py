@@ -291,20 +291,30 @@ def event_home(request: HttpRequest, t: Tournament, query: live.Query) -> HttpRe
     )  # fmt: skip
 
 
-@live_page(ME)
+@live_page(ME, SEARCH)
 def standings(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResponse:
     """The whole table, or with ?me=<player id> the leaders and the rows around that
-    player (what a phone polls; the fragment links to the whole table)."""
-    pid = query.get("me")
+    player (what a phone polls; the fragment links to the whole table). ?q= searches the
+    whole table by name (with ?me= too: their row stays highlighted among the matches)."""
+    pid, q = query.get("me"), query.get("q")
+    # The full page's finder: filled in with the search it answers.
+    extra = {"query": q, "near": bool(pid) and not q}
+    if q:
+        if pid:
+            _player_or_404(t, pid)
+        return _page(
+            request, t, query, "scoring/standings.html", "scoring/_standings.html",
+            lambda: pages.standings(t, q, pid), lambda: extra,
+        )  # fmt: skip
     if not pid:
         return _page(
             request, t, query, "scoring/standings.html", "scoring/_standings.html",
-            lambda: pages.standings(t),
+            lambda: pages.standings(t), lambda: extra,
         )  # fmt: skip
     me = _player_or_404(t, pid)
     return _page(
         request, t, query, "scoring/standings.html", "scoring/_standings.html",
-        lambda: pages.standings_near(t, me), tracked=("near", me.external_id),
+        lambda: pages.standings_near(t, me), lambda: extra, tracked=("near", me.external_id),
     )  # fmt: skip
 
 
