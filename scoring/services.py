@@ -393,30 +393,38 @@ def recompute(
 class PairingHistory:
     """What pairing the next round reads of the event, in engine ids (player pk -> id:
     `ext`): whom each player met outside the playoff (once per meeting), who had a bye,
-    and the points of the stored standings."""
+    and the points of the stored standings (None: not known here, read them)."""
 
     ext: dict[int, str]
     opponents: dict[str, list[str]]
     byes: set[str]
-    points: dict[str, Fraction]
+    points: dict[str, Fraction] | None
 
 
 def pairing_history(tournament: Tournament) -> PairingHistory | None:
-    """The pairing's history from this process's snapshot when it stands for the locked
-    tournament's version (nothing written since), else None: read it from the rows.
+    """The pairing's history from this process's snapshot, else None: read the rows.
 
     The snapshot's event holds every match as stored (present players only) and its
-    rows are the stored standings, so the result equals reading them: at 8,192 players
-    the seats alone took about 0.4 s to read (issue 26)."""
+    rows are the stored standings, so this equals reading them: at 8,192 players the
+    seats alone took about 0.4 s to read (issue 26). A snapshot a few versions behind
+    (another worker entered results meanwhile) still knows who met whom and the byes
+    when the change log says no round was paired or undone since; not the points then.
+    """
     with _snapshots_lock:
         snapshot = _snapshots.get(tournament.pk)
     if (
         snapshot is None
         or snapshot.created_at != tournament.created_at
-        or snapshot.version != tournament.version
+        or snapshot.version > tournament.version
         or len(snapshot.rows) != len(snapshot.ext)
     ):
         return None
+    current = snapshot.version == tournament.version
+    if not current:
+        # Results, figures and names move no pairing; a write without an entry may have.
+        entries = _log(tournament, snapshot.version + 1, tournament.version)
+        if entries is None or any(kind == PAIRED for kind, _ids in entries):
+            return None
     opponents: dict[str, list[str]] = defaultdict(list)
     byes: set[str] = set()
     for rnd in snapshot.event.rounds:
@@ -437,7 +445,9 @@ def pairing_history(tournament: Tournament) -> PairingHistory | None:
         ext=snapshot.ext,
         opponents=opponents,
         byes=byes,
-        points={player: row.points for player, (_position, row) in snapshot.rows.items()},
+        points={player: row.points for player, (_position, row) in snapshot.rows.items()}
+        if current
+        else None,
     )
 
 

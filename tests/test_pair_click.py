@@ -132,6 +132,34 @@ def test_a_worker_that_missed_a_pairing_adds_the_round_from_the_change_log(
     t.delete()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_that_missed_results_pairs_from_its_snapshot_what_the_rows_say(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Worker B's snapshot missed round 2's results (worker A entered them): B pairs
+    round 3 with who met whom and the byes from its snapshot (results move no pairing),
+    reading no seat of an earlier round, and the points from the stored standings; the
+    round equals the one a worker without a snapshot pairs, and the standings equal a
+    full recompute."""
+    t = import_document(paired_doc(11, played=True))
+    services.pair_next_round(tournament=t)
+    stale = _snapshots[t.pk]  # worker B, before round 2's results
+    play_round(t, 2, random.Random(4))  # worker A
+    t.refresh_from_db()
+    _snapshots[t.pk] = stale
+    with CaptureQueriesContext(connection) as queries:
+        services.pair_next_round(tournament=t)
+    seat_reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and SEATS in q["sql"]]
+    assert all(" IN (" in sql for sql in seat_reads), "only the new round's seats are read"
+    from_snapshot = pairing_of(t, 3)
+    assert stored_standings(t) == full_recompute(t)
+    services.undo_round(tournament=t)
+    forget_snapshots()
+    services.pair_next_round(tournament=t)
+    assert pairing_of(t, 3) == from_snapshot
+    t.delete()
+
+
 def test_a_swiss_state_with_a_newly_paired_round_equals_one_built_with_it() -> None:
     """The engine's side: a round added with its bye (a result from pairing) and its
     matches without results gives the standings a full computation gives."""

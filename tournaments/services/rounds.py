@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -127,14 +128,16 @@ def _met(t: Tournament) -> tuple[dict[int, tuple[str, ...]], set[int]]:
 
 
 def _swiss_history(t: Tournament) -> PairingHistory:
-    """Who met whom, the byes and the standings' points: from the scoring snapshot when it
-    is current (no query), else read from the rows."""
+    """Who met whom, the byes and the standings' points: from the scoring snapshot when
+    it knows them (no query), else read from the rows."""
     known = pairing_history(t)
-    if known is not None:
+    if known is not None and known.points is not None:
         return known
+    points = Standing.objects.filter(tournament=t).values_list("player_id", "points")
+    if known is not None:
+        return replace(known, points={known.ext[pk]: Fraction(value) for pk, value in points})
     opponents, had_bye = _met(t)
     ext = dict(t.players.values_list("pk", "external_id"))
-    points = Standing.objects.filter(tournament=t).values_list("player_id", "points")
     return PairingHistory(
         ext=ext,
         opponents={ext[pk]: list(met) for pk, met in opponents.items()},
@@ -151,6 +154,7 @@ def _pair_swiss(t: Tournament, last: Round | None) -> tuple[Round, list[int]]:
     pk_of = {e: pk for pk, e in players}
     history = _swiss_history(t)
     points = history.points
+    assert points is not None
     pairing = pair_swiss(
         [
             SwissPlayer(
