@@ -23,6 +23,7 @@ BENCHES = [
     "bench_pairing.py",
     "bench_outlook.py",  # "what do I need?" for 2,048 players before the last round
     "bench_organizer.py",
+    "bench_pair_click.py",  # "Pair round 10" over HTTP at 2,048 and 8,192 players
     "bench_pages.py",
     "bench_reports.py",
     "bench_phones.py",  # 2,000 phones against gunicorn + PostgreSQL + Redis, ~2.5 min

@@ -181,71 +181,141 @@ def _load(tournament: Tournament) -> tuple[EventRecord, dict[int, tuple[int, int
         .values_list("id", "external_id", "dropped_after_round")
     )
     ext = {pk: e for pk, e, _ in players}
-    seats = _seats_by_match(Seat.objects.filter(round__tournament=tournament))
     round_rows = list(
         Round.objects.filter(tournament=tournament)
         .order_by("number")
         .values_list("id", "number", "phase", "playoff")
     )
-    round_index = {rid: i for i, (rid, *_rest) in enumerate(round_rows)}
-    by_round: list[list[MatchRecord]] = [[] for _ in round_rows]
-    where: dict[int, tuple[int, int]] = {}
-    for match_id, round_id, kind, reported, draws in (
-        Match.objects.filter(round__tournament=tournament)
-        .order_by("round_id", "table", "id")
-        .values_list("id", "round_id", "kind", "reported", "draws")
-    ):
-        i = round_index[round_id]
-        where[match_id] = (i, len(by_round[i]))
-        by_round[i].append(_match_record(kind, reported, draws, seats[match_id], ext))
+    rounds, where = _read_rounds(
+        round_rows,
+        Seat.objects.filter(round__tournament=tournament),
+        Match.objects.filter(round__tournament=tournament),
+        ext,
+    )
     event = EventRecord(
         system=tournament.system,  # type: ignore[arg-type]
         players=tuple(PlayerRecord(id=e, dropped_after_round=d) for _, e, d in players),
-        rounds=tuple(
-            RoundRecord(number=number, phase=phase, playoff=playoff, matches=tuple(matches))
-            for (_rid, number, phase, playoff), matches in zip(round_rows, by_round, strict=True)
-        ),
+        rounds=tuple(rounds),
         best_of=tournament.best_of,
         seed=tournament.seed,
     )
     return event, where, ext
 
 
-def _patched(snapshot: _Snapshot, changed: Iterable[int]) -> EventRecord | None:
-    """The snapshot's event with the changed matches read back; None if it cannot tell."""
-    changed = list(changed)
-    if any(pk not in snapshot.where for pk in changed):
-        return None
-    # One read: each changed match's seats with the match's own fields, as the phones'
-    # view of the event reads them after a result (scoring.seats).
-    seats: dict[int, list[HoodSeat]] = defaultdict(list)
-    for seat in read_seats(matches=changed):
-        seats[seat.match_id].append(seat)
-    if set(seats) != set(changed):
-        return None  # a match without seats: read the whole event
+def _read_rounds(
+    round_rows: list[tuple[int, int, int, bool]],
+    seats: Any,
+    matches: Any,
+    ext: dict[int, str],
+    first: int = 0,
+) -> tuple[list[RoundRecord], dict[int, tuple[int, int]]]:
+    """These rounds (id, number, phase, playoff) as the engine scores them, from their
+    `seats` and `matches` (querysets), and where each match is: (index in the event's
+    rounds, counting from `first`, index in its round)."""
+    by_seat = _seats_by_match(seats)
+    round_index = {rid: i for i, (rid, *_rest) in enumerate(round_rows)}
+    by_round: list[list[MatchRecord]] = [[] for _ in round_rows]
+    where: dict[int, tuple[int, int]] = {}
+    for match_id, round_id, kind, reported, draws in matches.order_by(
+        "round_id", "table", "id"
+    ).values_list("id", "round_id", "kind", "reported", "draws"):
+        i = round_index[round_id]
+        where[match_id] = (first + i, len(by_round[i]))
+        by_round[i].append(_match_record(kind, reported, draws, by_seat[match_id], ext))
+    rounds = [
+        RoundRecord(number=number, phase=phase, playoff=playoff, matches=tuple(matches))
+        for (_rid, number, phase, playoff), matches in zip(round_rows, by_round, strict=True)
+    ]
+    return rounds, where
+
+
+# A change to one match: (its round's number, the match before (None: just paired), after).
+Change = tuple[int, MatchRecord | None, MatchRecord]
+
+
+@dataclass
+class _Patch:
+    """The snapshot's event with changed matches read back and new rounds added."""
+
+    event: EventRecord
+    where: dict[int, tuple[int, int]]
+    changes: list[Change]  # every changed match, and every match of an added round
+    added: dict[int, tuple[int, bool]]  # rounds added: number -> (phase, playoff)
+
+
+def _patched(tournament: Tournament, snapshot: _Snapshot, changed: Iterable[int]) -> _Patch | None:
+    """The snapshot's event with the changed matches read back; None if it cannot tell.
+
+    Matches the snapshot does not know must make up whole rounds paired after its last
+    one (services.rounds: a round just paired, or one another process paired since)."""
+    changed = set(changed)
+    known = [pk for pk in changed if pk in snapshot.where]
     rounds = list(snapshot.event.rounds)
-    for match_id, group in seats.items():
-        i, j = snapshot.where[match_id]
-        matches = list(rounds[i].matches)
-        first = group[0]
-        rows = [_seat_row(seat) for seat in group]
-        matches[j] = _match_record(first.kind, first.reported, first.draws, rows, snapshot.ext)
-        rounds[i] = replace(rounds[i], matches=tuple(matches))
-    return replace(snapshot.event, rounds=tuple(rounds))
+    changes: list[Change] = []
+    where = snapshot.where
+    if known:
+        # One read: each changed match's seats with the match's own fields, as the
+        # phones' view of the event reads them after a result (scoring.seats).
+        seats: dict[int, list[HoodSeat]] = defaultdict(list)
+        for seat in read_seats(matches=known):
+            seats[seat.match_id].append(seat)
+        if set(seats) != set(known):
+            return None  # a match without seats: read the whole event
+        for match_id, group in seats.items():
+            i, j = snapshot.where[match_id]
+            matches = list(rounds[i].matches)
+            first = group[0]
+            rows = [_seat_row(seat) for seat in group]
+            old = matches[j]
+            matches[j] = _match_record(first.kind, first.reported, first.draws, rows, snapshot.ext)
+            rounds[i] = replace(rounds[i], matches=tuple(matches))
+            changes.append((rounds[i].number, old, matches[j]))
+    added: dict[int, tuple[int, bool]] = {}
+    if len(known) < len(changed):
+        last = rounds[-1].number if rounds else 0
+        round_rows = list(
+            Round.objects.filter(tournament=tournament, number__gt=last)
+            .order_by("number")
+            .values_list("id", "number", "phase", "playoff")
+        )
+        ids = [rid for rid, *_rest in round_rows]
+        new_rounds, new_where = _read_rounds(
+            round_rows,
+            Seat.objects.filter(round_id__in=ids),
+            Match.objects.filter(round_id__in=ids),
+            snapshot.ext,
+            first=len(rounds),
+        )
+        if set(new_where) != changed.difference(known):
+            return None  # not whole new rounds: read the whole event
+        where = {**where, **new_where}
+        for record in new_rounds:
+            rounds.append(record)
+            added[record.number] = (record.phase, record.playoff)
+            changes.extend((record.number, None, match) for match in record.matches)
+    return _Patch(replace(snapshot.event, rounds=tuple(rounds)), where, changes, added)
 
 
-def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None = None) -> Standings:
+def recompute(
+    tournament: Tournament,
+    *,
+    changed_matches: Iterable[int] | None = None,
+    paired: bool = False,
+) -> Standings:
     """Recompute from the source of truth and store the standings.
 
     Must run inside the writing service's transaction, after that service bumped the
     tournament's version. With `changed_matches` (the only rows the service changed), a
     snapshot of the previous version is patched instead of reading every match, and only
-    changed rows are written. Under a Swiss system with one phase and no playoff result
-    the engine does not recompute everyone either: the snapshot's `SwissState` is updated
-    with the changed matches (their players' values and those of whoever met them), and
-    only the places it reports are compared and written; anything else computes every
-    standing in full. tests/test_incremental.py and tests/unit/test_incremental_engine.py
-    prove both equal a full recompute.
+    changed rows are written. `paired`: those are the matches of a round just paired
+    (services.rounds), read back as a new round of the snapshot's event. Under a Swiss
+    system with one phase and no playoff result the engine does not recompute everyone
+    either: the snapshot's `SwissState` is updated with the changed matches (their
+    players' values and those of whoever met them: after a pairing, only the byes' and
+    no-opponent losses' players, whose results count from pairing), and only the places
+    it reports are compared and written; anything else computes every standing in full.
+    tests/test_incremental.py, tests/test_pair_click.py and
+    tests/unit/test_incremental_engine.py prove both equal a full recompute.
     """
     with _snapshots_lock:
         previous = _snapshots.get(tournament.pk)
@@ -258,20 +328,33 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     ):
         missed = _missed_changes(tournament, previous.version)
     changed = None if missed is None else [*missed, *(changed_matches or ())]
-    event = _patched(previous, changed) if changed is not None else None  # type: ignore[arg-type]
+    patch = _patched(tournament, previous, changed) if changed is not None else None  # type: ignore[arg-type]
     incremental = (
-        event is not None and previous is not None and len(event.players) == len(previous.rows)
+        patch is not None
+        and previous is not None
+        and len(patch.event.players) == len(previous.rows)
     )
     if incremental:
-        assert event is not None and previous is not None
-        snapshot = replace(previous, version=tournament.version, event=event, rows={}, state=None)
-        state = _updated_state(previous, event, changed or ())
+        assert patch is not None and previous is not None
+        snapshot = replace(
+            previous,
+            version=tournament.version,
+            event=patch.event,
+            where=patch.where,
+            rows={},
+            state=None,
+            # who met whom (`_touched`): a new round adds meetings
+            opponents=None if patch.added else previous.opponents,
+        )
+        state = _updated_state(previous, patch)
         if state is not None and state.changed is not None and not missed:
             # Only the places the engine says changed hold new rows: write those.
             standings = state.standings()
             snapshot.rows = _store_places(tournament, standings, previous, state.changed)
         else:
-            standings = state.standings() if state is not None else compute_standings(scored(event))
+            standings = (
+                state.standings() if state is not None else compute_standings(scored(patch.event))
+            )
             touched = _touched(snapshot, changed or ())
             snapshot.rows = _store_changes(
                 tournament, standings, previous, touched, caught_up=bool(missed)
@@ -287,7 +370,7 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
         )
         snapshot.rows = _store_all(tournament, standings, snapshot.ext)
     if changed_matches is not None:
-        record_change(tournament, list(changed_matches))
+        record_change(tournament, list(changed_matches), kind=PAIRED if paired else RESULTS)
     if not incremental or missed or previous.after_round != standings.after_round:  # type: ignore[union-attr]
         # One UPDATE (update_or_create reads first, inside a savepoint: three more
         # queries on the result entry's path); the row exists after the first recompute.
@@ -306,22 +389,80 @@ def recompute(tournament: Tournament, *, changed_matches: Iterable[int] | None =
     return standings
 
 
-def _updated_state(
-    previous: _Snapshot, event: EventRecord, changed: Iterable[int]
-) -> SwissState | None:
-    """The engine's state of `event`, which is `previous.event` with the `changed`
-    matches read back: derived from the previous state when the change is simple, else
-    built in full (None if the event is not a simple Swiss one: compute it in full)."""
+@dataclass(frozen=True)
+class PairingHistory:
+    """What pairing the next round reads of the event, in engine ids (player pk -> id:
+    `ext`): whom each player met outside the playoff (once per meeting), who had a bye,
+    and the points of the stored standings (None: not known here, read them)."""
+
+    ext: dict[int, str]
+    opponents: dict[str, list[str]]
+    byes: set[str]
+    points: dict[str, Fraction] | None
+
+
+def pairing_history(tournament: Tournament) -> PairingHistory | None:
+    """The pairing's history from this process's snapshot, else None: read the rows.
+
+    The snapshot's event holds every match as stored (present players only) and its
+    rows are the stored standings, so this equals reading them: at 8,192 players the
+    seats alone took about 0.4 s to read (issue 26). A snapshot a few versions behind
+    (another worker entered results meanwhile) still knows who met whom and the byes
+    when the change log says no round was paired or undone since; not the points then.
+    """
+    with _snapshots_lock:
+        snapshot = _snapshots.get(tournament.pk)
+    if (
+        snapshot is None
+        or snapshot.created_at != tournament.created_at
+        or snapshot.version > tournament.version
+        or len(snapshot.rows) != len(snapshot.ext)
+    ):
+        return None
+    current = snapshot.version == tournament.version
+    if not current:
+        # Results, figures and names move no pairing; a write without an entry may have.
+        entries = _log(tournament, snapshot.version + 1, tournament.version)
+        if entries is None or any(kind == PAIRED for kind, _ids in entries):
+            return None
+    opponents: dict[str, list[str]] = defaultdict(list)
+    byes: set[str] = set()
+    for rnd in snapshot.event.rounds:
+        if rnd.playoff:
+            continue
+        for match in rnd.matches:
+            players = match.players
+            if match.kind == BYE:
+                byes.update(players)
+            elif len(players) == 2:
+                a, b = players
+                opponents[a].append(b)
+                opponents[b].append(a)
+            else:
+                for player in players:
+                    opponents[player].extend(p for p in players if p != player)
+    return PairingHistory(
+        ext=snapshot.ext,
+        opponents=opponents,
+        byes=byes,
+        points={player: row.points for player, (_position, row) in snapshot.rows.items()}
+        if current
+        else None,
+    )
+
+
+def _updated_state(previous: _Snapshot, patch: _Patch) -> SwissState | None:
+    """The engine's state of `patch.event`: derived from the previous state when the
+    change is simple, else built in full (None if the event is not a simple Swiss one:
+    compute it in full)."""
     if previous.state is not None:
-        changes = []
-        for pk in set(changed):
-            i, j = previous.where[pk]
-            before = previous.event.rounds[i]
-            changes.append((before.number, before.matches[j], event.rounds[i].matches[j]))
-        state = previous.state.updated(changes)
+        # A match just paired without a result adds nothing: leave it out, or every
+        # player of a new round would count as changed.
+        changes = [c for c in patch.changes if c[1] is not None or c[2].has_result]
+        state = previous.state.updated(changes, patch.added)
         if state is not None:
             return state
-    return SwissState.build(event)
+    return SwissState.build(patch.event)
 
 
 CHANGE_SECONDS = 3600
@@ -329,7 +470,9 @@ CHANGE_SECONDS = 3600
 # matches listed), "What do I need?" figures only (scoring.outlooks), or anything else a
 # page shows (a name, a clock) without a standing input. A version with no entry (an
 # entry evicted, or a write that changed players, rounds or drops) changed anything.
-RESULTS, FIGURES, OTHER = "results", "figures", "other"
+# PAIRED: a round was paired, its matches listed: another process's snapshot adds the
+# round, while a page's view of the event (changes_since) reads everything again.
+RESULTS, FIGURES, OTHER, PAIRED = "results", "figures", "other", "paired"
 
 
 def _change_key(tournament: Tournament, version: int) -> str:

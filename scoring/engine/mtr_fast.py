@@ -735,21 +735,34 @@ class SwissState:
             rows=tuple(self.rows),
         )
 
-    def updated(self, changes: Iterable[tuple[int, MatchRecord, MatchRecord]]) -> SwissState | None:
+    def updated(
+        self,
+        changes: Iterable[tuple[int, MatchRecord | None, MatchRecord]],
+        added: dict[int, tuple[int, bool]] | None = None,
+    ) -> SwissState | None:
         """The state with each (round number, match as this state has it, new match)
-        replaced, or None if the result is not a simple case: compute it in full then."""
+        replaced, or None if the result is not a simple case: compute it in full then.
+
+        `added`: rounds paired since (number -> (phase, playoff)), not yet in this state;
+        a change whose old match is None adds that match to its round. A newly paired
+        round's matches without a result add nothing, so only its byes and no-opponent
+        losses need be listed (they count from pairing)."""
         codes, index = self.codes, self.index
         totals = self.totals.copy()
         rounds = dict(self.rounds)
+        for number, (phase, playoff) in (added or {}).items():
+            if number in rounds:
+                return None
+            rounds[number] = (phase, playoff, 0)
         opponents = self.opponents
         copied = False
         seated: set[int] = set()
         try:
             for number, old, new in changes:
                 phase, playoff, results = rounds[number]
-                old_codes, old_flags = codes[_match_key(old)]
+                old_codes, old_flags = codes[_match_key(old)] if old else _NOTHING
                 new_codes, new_flags = codes[_match_key(new)]
-                old_seats = list(map(index.__getitem__, old.players))
+                old_seats = list(map(index.__getitem__, old.players)) if old else []
                 new_seats = list(map(index.__getitem__, new.players))
                 if len(old_seats) != len(old_codes) or len(new_seats) != len(new_codes):
                     return None
@@ -757,7 +770,8 @@ class SwissState:
                     totals[i] -= code
                 for i, code in zip(new_seats, new_codes, strict=True):
                     totals[i] += code
-                rounds[number] = (phase, playoff, results - old.has_result + new.has_result)
+                before = old.has_result if old else False
+                rounds[number] = (phase, playoff, results - before + new.has_result)
                 old_pair = list(compress(old_seats, old_flags))
                 new_pair = list(compress(new_seats, new_flags))
                 if old_pair != new_pair:
@@ -934,6 +948,10 @@ class SwissState:
         self.order, self.rows, self.position = order, rows, position
         self.changed = ({self.ids[i] for i in fresh}, redo)
         assert len(order) == size
+
+
+# What a match not yet paired contributes: nothing, to nobody.
+_NOTHING: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
 
 def _without(opponents: tuple[int, ...], player: int) -> tuple[int, ...]:

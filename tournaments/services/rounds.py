@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from django.db import connection
+
 from scoring.models import Standing
+from scoring.services import PairingHistory, pairing_history, points_stored
 from tournaments.domain import current_round, missing_results
 from tournaments.models import (
     AuditAction,
     Entry,
+    Match,
     MatchKind,
     Player,
     Round,
@@ -22,7 +29,7 @@ from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
 from tournaments.services.playoff import enter_walkovers, pair_playoff_round
-from tournaments.services.seating import active_players, create_round, round_rng
+from tournaments.services.seating import active_ids, active_players, create_round, round_rng
 from tournaments.services.writing import ServiceError, writing
 
 
@@ -48,16 +55,6 @@ def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
     return info
 
 
-def _phase_points(tournament: Tournament) -> dict[int, int]:
-    """Match points from the stored standings (Swiss rounds only, never the playoff)."""
-    return {
-        pid: int(points)
-        for pid, points in Standing.objects.filter(tournament=tournament).values_list(
-            "player_id", "points"
-        )
-    }
-
-
 def pair_next_round(
     *, tournament: Tournament, agreed_byes: Sequence[int] = (), by: Any = None
 ) -> Round:
@@ -79,6 +76,7 @@ def pair_next_round(
             raise ServiceError("Agreed byes are for league rounds only.")
         if t.check_in and last is None:
             _refuse_without_check_ins(t)
+        matches: list[int] | None = None  # the new round's, when only they changed
         if t.status == Status.TOP_CUT:
             assert last is not None  # a top cut starts after a Swiss round
             round_ = pair_playoff_round(t, last)
@@ -87,17 +85,19 @@ def pair_next_round(
         elif t.system == System.LEAGUE:
             round_ = _pair_league(t, last, agreed_byes)
         else:
-            round_ = _pair_swiss(t, last)
+            round_, matches = _pair_swiss(t, last)
         if t.status == Status.REGISTRATION:
             t.status = Status.RUNNING
             t.save(update_fields=["status"])
-        w.changed()
+        # A Swiss round: only its rows are new, and the standings add it to the scoring
+        # snapshot's event instead of reading every match again.
+        w.changed(matches=matches, paired=matches is not None)
         w.audit(
             AuditAction.PAIR,
             f"Paired round {round_.number}" + (" (top cut)" if round_.playoff else ""),
             after={
                 "round": round_.number,
-                "matches": round_.matches.count(),
+                "matches": len(matches) if matches is not None else round_.matches.count(),
                 "playoff": round_.playoff,
             },
             round=round_.number,
@@ -130,32 +130,120 @@ def _met(t: Tournament) -> tuple[dict[int, tuple[str, ...]], set[int]]:
     return opponents, {pk for pk, info in history.items() if info["bye"]}
 
 
-def _pair_swiss(t: Tournament, last: Round | None) -> Round:
-    players = active_players(t)
+def _swiss_history(t: Tournament) -> PairingHistory:
+    """Who met whom, the byes and the standings' points: from the scoring snapshot when
+    it knows them (no query), else read from the rows."""
+    known = pairing_history(t)
+    if known is not None and known.points is not None:
+        return known
+    points = Standing.objects.filter(tournament=t).values_list("player_id", "points")
+    if known is not None:
+        return replace(known, points={known.ext[pk]: Fraction(value) for pk, value in points})
+    opponents, had_bye = _met(t)
+    ext = dict(t.players.values_list("pk", "external_id"))
+    return PairingHistory(
+        ext=ext,
+        opponents={ext[pk]: list(met) for pk, met in opponents.items()},
+        byes={ext[pk] for pk in had_bye},
+        points={ext[pk]: Fraction(value) for pk, value in points},
+    )
+
+
+def _pair_swiss(t: Tournament, last: Round | None) -> tuple[Round, list[int]]:
+    players = active_ids(t)
     if len(players) < 2:
         raise ServiceError("At least two active players are needed to pair a round.")
     number = (last.number if last else 0) + 1
-    by_ext = {p.external_id: p for p in players}
-    opponents, had_bye = _met(t)
-    points = _phase_points(t)
+    pk_of = {e: pk for pk, e in players}
+    history = _swiss_history(t)
+    points = history.points
+    assert points is not None
     pairing = pair_swiss(
         [
             SwissPlayer(
-                id=p.external_id,
-                points=points.get(p.pk, 0),
-                opponents=opponents.get(p.pk, ()),
-                had_bye=p.pk in had_bye,
+                id=e,
+                # Match points from the stored standings (Swiss rounds only).
+                points=int(points.get(e, 0)),
+                opponents=tuple(history.opponents.get(e, ())),
+                had_bye=e in history.byes,
             )
-            for p in players
+            for _pk, e in players
         ],
         round_rng(t, number),
     )
-    return create_round(
+    return _create_round(
         t,
         number=number,
-        tables=[[by_ext[a], by_ext[b]] for a, b in pairing.tables],
-        byes=[by_ext[pairing.bye]] if pairing.bye else [],
+        tables=[(pk_of[a], pk_of[b]) for a, b in pairing.tables],
+        byes=[pk_of[pairing.bye]] if pairing.bye else [],
+        # The stored standings are those before this round: the points it is paired on.
+        points={pk: points_stored(points[e]) for pk, e in history.ext.items() if e in points},
     )
+
+
+def _create_round(
+    t: Tournament,
+    *,
+    number: int,
+    tables: Sequence[tuple[int, int]],
+    byes: Sequence[int],
+    points: dict[int, Decimal],
+) -> tuple[Round, list[int]]:
+    """A paired Swiss round's rows, as services.seating.create_round writes them (the
+    tables in order, then a bye "table" for each bye; each seat with the points it was
+    paired on), in three statements whatever the size; returns the round and its
+    matches' pks. Through the ORM, 4,096 matches and 8,192 seats took over a second to
+    build and send (issue 26)."""
+    round_ = Round.objects.create(tournament=t, number=number, phase=t.phase, playoff=False)
+    groups = [*tables, *((pk,) for pk in byes)]
+    q = connection.ops.quote_name
+    match_table, seat_table, table = (
+        q(Match._meta.db_table),
+        q(Seat._meta.db_table),
+        q("table"),
+    )
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"INSERT INTO {match_table} (round_id, {table}, kind, reported, draws)"
+                " SELECT %s, k, CASE WHEN k <= %s THEN %s ELSE %s END, k > %s, 0"
+                f" FROM generate_series(1, %s) AS k RETURNING id, {table}",
+                [round_.pk, len(tables), MatchKind.PLAYED, MatchKind.BYE, len(tables),
+                 len(groups)],
+            )  # fmt: skip
+        else:
+            cursor.executemany(
+                f"INSERT INTO {match_table} (round_id, {table}, kind, reported, draws)"
+                " VALUES (%s, %s, %s, %s, 0)",
+                [
+                    (round_.pk, k, MatchKind.PLAYED if k <= len(tables) else MatchKind.BYE,
+                     k > len(tables))
+                    for k in range(1, len(groups) + 1)
+                ],
+            )  # fmt: skip
+            cursor.execute(
+                f"SELECT id, {table} FROM {match_table} WHERE round_id = %s", [round_.pk]
+            )
+        match_of = {k: pk for pk, k in cursor.fetchall()}
+        seats = [
+            (match_of[k], player, position, points.get(player))
+            for k, group in enumerate(groups, start=1)
+            for position, player in enumerate(group)
+        ]
+        columns = "match_id, round_id, player_id, position, absent, points_at_pairing"
+        if connection.vendor == "postgresql":
+            match, player, position, at_pairing = (list(c) for c in zip(*seats, strict=True))
+            cursor.execute(
+                f"INSERT INTO {seat_table} ({columns}) SELECT m, %s, p, k, false, v"
+                " FROM unnest(%s::int[], %s::int[], %s::int[], %s::numeric[]) AS s(m, p, k, v)",
+                [round_.pk, match, player, position, at_pairing],
+            )
+        else:
+            cursor.executemany(
+                f"INSERT INTO {seat_table} ({columns}) VALUES (%s, %s, %s, %s, false, %s)",
+                [(m, round_.pk, p, k, v) for m, p, k, v in seats],
+            )
+    return round_, [match_of[k] for k in range(1, len(groups) + 1)]
 
 
 def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) -> Round:

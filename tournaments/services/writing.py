@@ -67,6 +67,7 @@ class Write:
     # Matches whose results changed; None once anything else a standing reads changed
     # (players, rounds, drops): the recompute then reads the whole event.
     matches: list[int] | None = field(default_factory=list)
+    paired: bool = False  # `matches` are those of a round just paired (`changed`)
 
     def audit(
         self,
@@ -101,13 +102,15 @@ class Write:
         )
         self.named.append(_named(players))
 
-    def changed(self, *, matches: Sequence[int] | None = None) -> None:
-        """The standings' inputs changed: these matches' results, or (None) anything."""
+    def changed(self, *, matches: Sequence[int] | None = None, paired: bool = False) -> None:
+        """The standings' inputs changed: these matches' results, or (None) anything.
+        `paired`: the matches are those of a round just paired, the only change."""
         self.dirty = self.scoring = True
-        if matches is None or self.matches is None:
+        if matches is None or self.matches is None or (self.matches and paired != self.paired):
             self.matches = None
         else:
             self.matches.extend(matches)
+            self.paired = paired
 
     def touched(self) -> None:
         """Something the pages show changed, though no standing depends on it."""
@@ -167,7 +170,7 @@ def _commit(w: Write) -> None:
     Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
     t.version += 1  # the row is locked: nobody else can have moved it meanwhile
     if w.scoring:
-        recompute(t, changed_matches=w.matches)
+        recompute(t, changed_matches=w.matches, paired=w.paired)
     else:
         record_change(t, [], kind=OTHER)  # other workers' scoring snapshots stay usable
     store_audit(w)
