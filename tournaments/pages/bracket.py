@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db.models import Prefetch
@@ -13,22 +13,19 @@ from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
 from tournaments.rules import playoff_name
 
 
-def _display_names(t: Tournament) -> dict[str, str]:
-    from tournaments.pages.event import display_names  # event.py reads `placings`
-
-    return display_names(t)
-
-
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
     if not match.reported or len(seats) != 2 or seats[0].games_won == seats[1].games_won:
         return None
     return seats[0] if (seats[0].games_won or 0) > (seats[1].games_won or 0) else seats[1]
 
 
-def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
+def bracket_rounds(
+    t: Tournament, names: Mapping[str, str] | None = None
+) -> list[list[dict[str, Any]]]:
     """Per playoff round, in bracket order: {"match", "seats" (high seed first), "winner",
     "seeds" (the Swiss seed of each seat), "seated" ((seat, seed) pairs, for templates)}.
-    Two queries for the whole bracket."""
+    Two queries for the whole bracket. `names`: the names players are shown by (pages.
+    event.display_names: namesakes apart), given by the pages that show them."""
     matches = (
         Match.objects.filter(round__tournament=t, round__playoff=True)
         .select_related("round")
@@ -42,7 +39,7 @@ def bracket_rounds(t: Tournament) -> list[list[dict[str, Any]]]:
         )
     )
     rounds: dict[int, list[dict[str, Any]]] = {}
-    shown = _display_names(t)
+    shown = names or {}
     for m in matches:
         seats = m.seat_list  # type: ignore[attr-defined]
         for s in seats:  # the templates show `display_name` (namesakes told apart)
@@ -75,13 +72,15 @@ def named_rounds(rounds: list[list[dict[str, Any]]]) -> list[tuple[str, list[dic
     return [(playoff_name(len(r)), r) for r in rounds]
 
 
-def placings(t: Tournament) -> list[dict[str, Any]]:
-    """The top cut's final placings once its final is decided (champion first), else []."""
+def placings(t: Tournament, names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The top cut's final placings once its final is decided (champion first), else [];
+    named by `names` (the pages' display names) or, without them, as stored."""
     bracket = played_bracket(t)
     if not bracket or len(bracket[-1]) != 1 or bracket[-1][0].winner is None:
         return []
     order = final_placings(bracket)
-    names = _display_names(t)
+    if names is None:
+        names = dict(t.players.filter(external_id__in=order).values_list("external_id", "name"))
     return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
 
 

@@ -272,7 +272,7 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
         "bracket": out,
         "bracket_round_decided": decided,
         "bracket_final_decided": final,
-        "placings": placings(t) if final else [],
+        "placings": placings(t, display_names(t)) if final else [],
     }
 
 
@@ -313,7 +313,7 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
     viewed = pick_round(t, swiss, round_number)
     is_league = t.system == System.LEAGUE
     summary = round_summary(t)
-    bracket = bracket_rounds(t) if any(r.playoff for r in rounds) else []
+    bracket = bracket_rounds(t, display_names(t)) if any(r.playoff for r in rounds) else []
     ctx: dict[str, Any] = {
         "tournament": t,
         "late_entry": bool(rounds),

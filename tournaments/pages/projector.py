@@ -88,7 +88,7 @@ def projector(t: Tournament) -> dict[str, Any]:
         "pairings": pairings,
         "standings": standings,
         "after_round": state.after_round if state else None,
-        "champion": (placings(t) or [None])[0] if finished else None,
+        "champion": (placings(t, display_names(t)) or [None])[0] if finished else None,
         "players": players,
         "poll": POLL_SECONDS,
         "turn_ms": PAGE_TURN_MS,

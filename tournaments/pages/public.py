@@ -60,7 +60,9 @@ def event_home(t: Tournament) -> dict[str, Any]:
     return {
         "round": round_,
         "round_label": round_label(round_),
-        "champion": (placings(t) or [None])[0] if t.status in ("top_cut", "finished") else None,
+        "champion": (placings(t, display_names(t)) or [None])[0]
+        if t.status in ("top_cut", "finished")
+        else None,
         "clock": clock_state(round_),
         "missing": missing_results(round_) if round_ else 0,
         "players": t.players.filter(entry=Entry.ACCEPTED).count(),
@@ -764,8 +766,8 @@ def event_home_page(t: Tournament) -> dict[str, Any]:
 def bracket(t: Tournament) -> dict[str, Any]:
     """The top cut as played so far, round by round, with each match's winner."""
     return {
-        "rounds": named_rounds(bracket_rounds(t)),
-        "placings": placings(t),
+        "rounds": named_rounds(bracket_rounds(t, display_names(t))),
+        "placings": placings(t, display_names(t)),
         # Re-seeded or kept after a Swiss correction: the public bracket says so.
         "cut_note": cut_note(t),
         "poll": POLL_SECONDS,
