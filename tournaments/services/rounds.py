@@ -136,8 +136,8 @@ def _swiss_history(t: Tournament) -> PairingHistory:
     known = pairing_history(t)
     if known is not None and known.points is not None:
         return known
-    points = Standing.objects.filter(tournament=t).values_list("player_id", "points")
-    if known is not None:
+    points = list(Standing.objects.filter(tournament=t).values_list("player_id", "points"))
+    if known is not None and all(pk in known.ext for pk, _ in points):
         return replace(known, points={known.ext[pk]: Fraction(value) for pk, value in points})
     opponents, had_bye = _met(t)
     ext = dict(t.players.values_list("pk", "external_id"))
