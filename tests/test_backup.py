@@ -153,7 +153,7 @@ def test_a_backup_restores_pending_entries_and_contacts_and_holds_no_token(
 
     t = services.create_tournament(name="Open Signup", owner=owner, seed=3)
     set_registration(tournament=t, registration_open=True, cap=None, approval=True, check_in=False)
-    player, token = register_self(tournament=t, name="Ana Lopez", contact="ana@example.org")
+    _player, token = register_self(tournament=t, name="Ana Lopez", contact="ana@example.org")
     document = export_document(Tournament.objects.get(pk=t.pk), backup=True)
     assert token not in json.dumps(document)  # its hash, for the laptop swap (issue 26)
     restored = services.import_document(document, owner=owner)
