@@ -275,6 +275,17 @@ def test_the_command_line_restores_the_owner_by_username_and_names_missing_staff
         (lambda e, _t: e["reports"][0].update(state="lost"), "event.reports[0].state"),
         (lambda e, _t: e.update(owner=["owner"]), "event.owner"),
     ],
+    ids=[
+        "a raw token",
+        "a hash twice",
+        "cap 0",
+        "open not a boolean",
+        "unknown player",
+        "no match that round",
+        "two reports for a match",
+        "unknown state",
+        "owner a list",
+    ],
 )
 def test_a_damaged_laptop_swap_key_is_refused_naming_its_place_and_nothing_is_written(
     swap: dict[str, Any], owner: User, change: Any, place: str
