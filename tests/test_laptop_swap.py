@@ -205,6 +205,22 @@ def test_the_upload_restores_the_staff_who_have_accounts_and_names_those_who_hav
     assert "Player 02" in oc.get(f"/p/{token}/").content.decode()
 
 
+def test_a_staff_member_who_restores_owns_the_event_and_is_told_whose_it_was(
+    swap: dict[str, Any],
+) -> None:
+    t = swap["t"]
+    doc = export_document(t, backup=True)
+    t.delete()
+    judge = User.objects.get(username="judge")
+    done = restore_document(doc, owner=judge)
+    assert done.tournament.owner == judge
+    assert list(done.tournament.staff.values_list("username", flat=True)) == ["scorekeeper"]
+    assert done.notes == [
+        "You own the restored event; the backup's owner was 'owner'. Add them to the staff "
+        "if they run it too."
+    ]
+
+
 def test_a_copy_restored_beside_its_original_leaves_the_links_to_the_original(
     swap: dict[str, Any], owner: User, client: Client
 ) -> None:

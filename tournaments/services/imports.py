@@ -71,6 +71,12 @@ def restore_document(doc: dict[str, Any], *, owner: Any = None) -> Restored:
     event = doc.get("event")
     notes: list[str] = []
     holder = owner if owner is not None else _backup_owner(event, notes)
+    was = event.get("owner") if isinstance(event, dict) else None
+    if owner is not None and was and was != owner.get_username():
+        notes.append(
+            f"You own the restored event; the backup's owner was {was!r}. Add them to the "
+            f"staff if they run it too."
+        )
     with transaction.atomic():
         tournament = _create(doc, holder)
         with writing(tournament, by=owner) as w:
