@@ -10,13 +10,24 @@ defaults). Nothing here writes.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from scoring.engine.records import SYSTEMS
 from tournaments import names
-from tournaments.models import AuditAction, CutDecision, Entry, Match, MatchKind, Seat, Tournament
+from tournaments.models import (
+    AuditAction,
+    CutDecision,
+    Entry,
+    Match,
+    MatchKind,
+    Report,
+    ReportState,
+    Seat,
+    Tournament,
+)
 from tournaments.rules import MAX_GAMES, check_two_player_result
 
 FORMAT = "swiss-tournament/1"
@@ -198,6 +209,8 @@ def validate_document(doc: Any) -> None:
                 _check_match(c, mplace, match, system, ids, seated, best_of)
     if "event" in doc:
         _check_event(c, doc["event"], ids, numbers)
+        if isinstance(doc["event"], dict):
+            _check_carried(c, doc["event"], ids, _match_of_seat(doc))
     if c.problems:
         raise DocumentError(c.problems)
 
@@ -210,6 +223,15 @@ def validate_document(doc: Any) -> None:
 # "cut": when the top cut started and the organizer's decision after a correction
 # (Tournament.cut_*); a backup written before the decision had columns carries it in
 # its audit trail only (services.imports reads it from there).
+#
+# The laptop swap (issue 26): what the organizer needs to go on from another
+# installation. "links": each player's private link as its SHA-256 (tournaments/tokens.py;
+# the token itself is stored nowhere, so a backup cannot hold it), so that the players'
+# links open their pages after a restore; "checked_in"; "registration" (open or closed,
+# cap, approval, check-in); "owner" and "staff" by username (never a password: a
+# restore links the accounts of the same names); "dropped_by_player"; "reports" (the
+# players' own reports, by round and reporter). Every key is optional and unknown keys
+# are ignored, so a backup written before these keys restores as it did.
 
 STATUSES = ("registration", "running", "top_cut", "finished")
 AUDIT_ACTIONS = frozenset(AuditAction.values)
@@ -289,6 +311,126 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
                     )
                     if not ok:
                         c.add(f"{place}.players[{j}]", "expected [player id or null, name]")
+
+
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+REGISTRATION_FLAGS = ("open", "approval", "check_in")
+
+
+def _match_of_seat(doc: dict[str, Any]) -> dict[tuple[int, str], tuple[str, str]]:
+    """(round number, player id) -> the two players of their match, in seat order: where
+    a player's report can belong. Read defensively: the rounds' own problems are named
+    by validate_document."""
+    out: dict[tuple[int, str], tuple[str, str]] = {}
+    rounds = doc.get("rounds")
+    if doc.get("system") == "league" or not isinstance(rounds, list):
+        return out
+    for rnd in rounds:
+        matches = rnd.get("matches") if isinstance(rnd, dict) else None
+        if not _is_int(rnd.get("number") if isinstance(rnd, dict) else None):
+            continue
+        for m in matches if isinstance(matches, list) else []:
+            players = m.get("players") if isinstance(m, dict) else None
+            if (
+                isinstance(players, list)
+                and len(players) == 2
+                and all(isinstance(p, str) for p in players)
+            ):
+                pair = (players[0], players[1])
+                for pid in pair:
+                    out[(rnd["number"], pid)] = pair
+    return out
+
+
+def _check_carried(
+    c: _Checker,
+    event: dict[str, Any],
+    ids: set[str],
+    seats: dict[tuple[int, str], tuple[str, str]],
+) -> None:
+    """The laptop swap's keys (see above)."""
+    owner = event.get("owner")
+    if owner is not None and c.expect("event.owner", owner, str, "a string"):
+        c.text("event.owner", owner, maximum=150)
+    if "registration" in event:
+        reg = event["registration"]
+        if c.expect("event.registration", reg, dict, "an object"):
+            for key in REGISTRATION_FLAGS:
+                if key in reg and not isinstance(reg[key], bool):
+                    c.add(f"event.registration.{key}", f"expected true or false, got "
+                          f"{_type_name(reg[key])}")  # fmt: skip
+            if reg.get("cap") is not None:
+                c.count("event.registration.cap", reg["cap"], minimum=1, maximum=100_000)
+    links = event.get("links", {})
+    if c.expect("event.links", links, dict, "an object"):
+        holder: dict[str, str] = {}
+        for pid, digest in links.items():
+            place = f"event.links.{pid}"
+            if pid not in ids:
+                c.add(place, f"unknown player {pid!r}")
+            elif not isinstance(digest, str) or not SHA256_HEX.fullmatch(digest):
+                c.add(place, "expected a SHA-256 hash (64 lowercase hex digits), not a link")
+            elif digest in holder:
+                c.add(place, f"the same private link as player {holder[digest]!r}")
+            else:
+                holder[digest] = pid
+    checked = event.get("checked_in", {})
+    if c.expect("event.checked_in", checked, dict, "an object"):
+        for pid, at in checked.items():
+            if pid not in ids:
+                c.add(f"event.checked_in.{pid}", f"unknown player {pid!r}")
+            elif instant(at) is None:
+                c.add(f"event.checked_in.{pid}", "expected an ISO 8601 date and time with a zone")
+    own = event.get("dropped_by_player", [])
+    if c.expect("event.dropped_by_player", own, list, "a list"):
+        for k, pid in enumerate(own):
+            if not isinstance(pid, str) or pid not in ids:
+                c.add(f"event.dropped_by_player[{k}]", f"unknown player {pid!r}")
+    _check_reports(c, event.get("reports", []), seats)
+
+
+def _check_reports(
+    c: _Checker, reports: Any, seats: dict[tuple[int, str], tuple[str, str]]
+) -> None:
+    if not c.expect("event.reports", reports, list, "a list"):
+        return
+    reported: set[tuple[int, tuple[str, str]]] = set()
+    for k, report in enumerate(reports):
+        place = f"event.reports[{k}]"
+        if not c.expect(place, report, dict, "an object"):
+            continue
+        number, reporter = report.get("round"), report.get("reporter")
+        pair = seats.get((number, reporter)) if _is_int(number) else None
+        if pair is None:
+            c.add(f"{place}.reporter", f"{reporter!r} plays no two-player match in round "
+                  f"{number!r} of this document")  # fmt: skip
+        elif (number, pair) in reported:
+            c.add(place, f"a second report for round {number}'s match of {pair[0]!r} and "
+                  f"{pair[1]!r}")  # fmt: skip
+        else:
+            reported.add((number, pair))
+        wins = report.get("wins")
+        if c.expect(f"{place}.wins", wins, list, "a list of two game counts"):
+            if len(wins) != 2:
+                c.add(f"{place}.wins", f"expected two game counts, got {len(wins)}")
+            for j, won in enumerate(wins[:2]):
+                c.count(f"{place}.wins[{j}]", won)
+        c.count(f"{place}.draws", report.get("draws", 0))
+        if report.get("state", ReportState.REPORTED) not in ReportState.values:
+            c.add(f"{place}.state", f"unknown state {report.get('state')!r}")
+        answered = report.get("answered_by")
+        if answered is not None and (pair is None or answered not in pair):
+            c.add(f"{place}.answered_by", f"{answered!r} is not a player of this match")
+        counter = report.get("counter")
+        if counter is not None and not (
+            isinstance(counter, list)
+            and len(counter) == 3
+            and all(_is_int(v) and 0 <= v <= MAX_GAMES for v in counter)
+        ):
+            c.add(f"{place}.counter", "expected [games, games, draws] or null")
+        for key in ("created_at", "updated_at"):
+            if report.get(key) is not None and instant(report[key]) is None:
+                c.add(f"{place}.{key}", "expected an ISO 8601 date and time with a zone")
 
 
 def _check_cut(c: _Checker, cut: Any) -> None:
@@ -381,8 +523,9 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         **_cut(tournament),
         "staff": sorted(tournament.staff.values_list("username", flat=True)),
         # issue 14: the entries that are not plainly accepted, and how to reach players
-        # (the owner's own data; never the private links).
+        # (the owner's own data).
         **_entries_and_contacts(tournament),
+        **_carried(tournament),
         "audit": [
             {
                 "at": e.at.isoformat(),
@@ -418,6 +561,49 @@ def _cut(t: Tournament) -> dict[str, Any]:
             "at": iso(t.cut_correction_at),
         }
     return {"cut": cut}
+
+
+def _carried(t: Tournament) -> dict[str, Any]:
+    """The laptop swap's keys (see above); a key whose value is empty is left out."""
+
+    def iso(moment: Any) -> str | None:
+        return moment.isoformat() if moment is not None else None
+
+    rows = list(
+        t.players.order_by("id").values_list(
+            "external_id", "token_hash", "checked_in_at", "dropped_by_player"
+        )
+    )
+    reports = [
+        {
+            "round": r.match.round.number,
+            "reporter": r.reporter.external_id,
+            "wins": [r.wins_a, r.wins_b],
+            "draws": r.draws,
+            "state": r.state,
+            "answered_by": r.answered_by.external_id if r.answered_by else None,
+            "counter": list(r.counter_claim) if r.counter_claim is not None else None,
+            "created_at": iso(r.created_at),
+            "updated_at": iso(r.updated_at),
+        }
+        for r in Report.objects.filter(match__round__tournament=t)
+        .select_related("match__round", "reporter", "answered_by")
+        .order_by("match__round__number", "match__table", "match_id")
+    ]
+    out: dict[str, Any] = {
+        "owner": t.owner.get_username() if t.owner else None,
+        "registration": {
+            "open": t.registration_open,
+            "cap": t.registration_cap,
+            "approval": t.registration_approval,
+            "check_in": t.check_in,
+        },
+        "links": {ext: digest for ext, digest, _at, _own in rows if digest},
+        "checked_in": {ext: iso(at) for ext, _d, at, _own in rows if at is not None},
+        "dropped_by_player": [ext for ext, _d, _at, own in rows if own],
+        "reports": reports,
+    }
+    return {key: value for key, value in out.items() if value not in ({}, [])}
 
 
 def _entries_and_contacts(tournament: Tournament) -> dict[str, Any]:
@@ -579,9 +765,9 @@ def _number(value: Decimal) -> int | float:
 def export_document(tournament: Tournament, *, backup: bool = False) -> dict[str, Any]:
     """The interchange document; with `backup`, the "event" section too (whole event).
 
-    Private links never leave the database (not even hashed). The plain document holds
-    the event's players only, not pending or rejected entries; the owner's backup keeps
-    those too, with their entry state and every contact, under "event"."""
+    The plain document holds the event's players only, not pending or rejected entries,
+    and nothing private; the owner's backup keeps those too, with their entry state,
+    every contact and the private links' hashes (never a token), under "event"."""
     players = list(tournament.players.order_by("id"))
     if not backup:
         players = [p for p in players if p.entry == Entry.ACCEPTED]

@@ -6,12 +6,13 @@ writes the rows in one transaction, with the audit entry and the recompute of `w
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
@@ -25,6 +26,8 @@ from tournaments.models import (
     Match,
     MatchKind,
     Player,
+    Report,
+    ReportState,
     Round,
     Seat,
     Status,
@@ -40,20 +43,48 @@ def _decimal(value: int | float) -> Decimal:
     return Decimal(str(value))
 
 
+@dataclass
+class Restored:
+    """A restore's outcome: the new event, and what of the backup could not be carried
+    over to this installation, one sentence each for the person who restored it."""
+
+    tournament: Tournament
+    notes: list[str] = field(default_factory=list)
+
+
 def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
     """Create a tournament from a document; nothing is written if it is invalid.
 
     Raises interchange.DocumentError naming every problem's place.
     """
+    return restore_document(doc, owner=owner).tournament
+
+
+def restore_document(doc: dict[str, Any], *, owner: Any = None) -> Restored:
+    """`import_document`, telling what a backup held that this installation could not
+    take (staff without an account here, private links another event holds).
+
+    `owner`: who restores it (the event is theirs). None (the command line): the
+    backup's owner, when an account of that name exists here.
+    """
     validate_document(doc)
+    event = doc.get("event")
+    notes: list[str] = []
+    holder = owner if owner is not None else _backup_owner(event, notes)
+    was = event.get("owner") if isinstance(event, dict) else None
+    if owner is not None and was and was != owner.get_username():
+        notes.append(
+            f"You own the restored event; the backup's owner was {was!r}. Add them to the "
+            f"staff if they run it too."
+        )
     with transaction.atomic():
-        tournament = _create(doc, owner)
+        tournament = _create(doc, holder)
         with writing(tournament, by=owner) as w:
             tournament = w.tournament  # the row as written, its version included
             _write_rows(tournament, doc)
             restored = ""
-            if "event" in doc:
-                _restore_event(tournament, doc["event"])
+            if event is not None:
+                notes += _restore_event(tournament, event)
                 restored = " (restored from a backup)"
             w.changed()
             w.audit(
@@ -67,7 +98,21 @@ def import_document(doc: dict[str, Any], *, owner: Any = None) -> Tournament:
                 },
             )
         transaction.on_commit(_refresh_planner_statistics, robust=True)
-    return tournament
+    return Restored(tournament, notes)
+
+
+def _backup_owner(event: Any, notes: list[str]) -> Any:
+    name = event.get("owner") if isinstance(event, dict) else None
+    if not name:
+        return None
+    user = get_user_model().objects.filter(username=name).first()
+    if user is None:
+        notes.append(
+            f"The backup's owner {name!r} has no account on this installation: the event "
+            f"has no owner (site admins manage it). Create the account first "
+            f"(manage.py create_organizer {name}) and restore again to keep it."
+        )
+    return user
 
 
 def _refresh_planner_statistics() -> None:
@@ -82,24 +127,24 @@ def _refresh_planner_statistics() -> None:
         cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
 
 
-def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
+def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     """A backup's "event" section (tournaments.interchange): status, phase, plan, cut,
-    clocks, staff and the audit trail as they were. Staff who have no account on this
-    installation are left out (the owner adds them again)."""
+    clocks, registration, players' entries, contacts, links, check-ins and reports, staff
+    and the audit trail as they were. Returns what could not be carried over."""
+    notes: list[str] = []
     t.status = event.get("status", t.status)
     t.phase = event.get("phase", t.phase)
     t.top_cut = event.get("top_cut", t.top_cut)
     t.planned_rounds = event.get("planned_rounds", t.planned_rounds)
-    t.save(update_fields=["status", "phase", "top_cut", "planned_rounds"])
-    for ext, phase in event.get("made_phase", {}).items():
-        Player.objects.filter(tournament=t, external_id=ext).update(made_phase=phase)
-    # Pending and rejected entries stay what they were (private links are not in a
-    # backup: the organizer issues new ones).
-    for ext, entry in event.get("entries", {}).items():
-        if entry in Entry.values:
-            Player.objects.filter(tournament=t, external_id=ext).update(entry=entry)
-    for ext, contact in event.get("contacts", {}).items():
-        Player.objects.filter(tournament=t, external_id=ext).update(contact=str(contact)[:200])
+    reg = event.get("registration", {})
+    t.registration_open = reg.get("open", t.registration_open)
+    t.registration_cap = reg.get("cap", t.registration_cap)
+    t.registration_approval = reg.get("approval", t.registration_approval)
+    t.check_in = reg.get("check_in", t.check_in)
+    t.save(update_fields=["status", "phase", "top_cut", "planned_rounds", "registration_open",
+                          "registration_cap", "registration_approval", "check_in"])  # fmt: skip
+    players = _restore_players(t, event, notes)
+    _restore_reports(event.get("reports", []), players)
     for clock in event.get("clocks", []):
         paused = clock.get("paused_seconds")
         Round.objects.filter(tournament=t, number=clock["round"]).update(
@@ -107,7 +152,18 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
             clock_paused_remaining=None if paused is None else timedelta(seconds=paused),
         )
     users = get_user_model().objects
-    t.staff.set(users.filter(username__in=event.get("staff", [])))
+    wanted = [name for name in event.get("staff", []) if name != _username(t.owner)]
+    found = list(users.filter(username__in=wanted))
+    t.staff.set(found)
+    missing = sorted(set(wanted) - {u.get_username() for u in found})
+    if missing:
+        many = len(missing) > 1
+        notes.append(
+            f"No account{'s' if many else ''} called {_listed(missing)} on this installation, "
+            f"so {'they are' if many else 'this person is'} not on the staff: create "
+            f"{'their accounts' if many else 'the account'} on the event's Staff screen "
+            f"(A new account)."
+        )
     entries = event.get("audit", [])
     names = {e["user"] for e in entries if e.get("user")}
     by_name = {u.get_username(): u for u in users.filter(username__in=names)}
@@ -138,6 +194,102 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> None:
     cut = event["cut"] if "cut" in event else _cut_from_audit(entries)
     if cut is not None:
         _restore_cut(t, cut)
+    return notes
+
+
+def _username(user: Any) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _restore_players(t: Tournament, event: dict[str, Any], notes: list[str]) -> dict[str, Player]:
+    """Each player's made phase, entry, contact, private link (its hash), check-in and
+    own drop, in one pass. A link whose hash a player of another event on this
+    installation holds (the original, restored beside itself) stays with that player."""
+    players = {p.external_id: p for p in Player.objects.filter(tournament=t)}
+    for ext, phase in event.get("made_phase", {}).items():
+        players[ext].made_phase = phase
+    # Pending and rejected entries stay what they were.
+    for ext, entry in event.get("entries", {}).items():
+        if ext in players and entry in Entry.values:
+            players[ext].entry = entry
+    for ext, contact in event.get("contacts", {}).items():
+        if ext in players:
+            players[ext].contact = str(contact)[:200]
+    for ext, at in event.get("checked_in", {}).items():
+        players[ext].checked_in_at = instant(at)
+    for ext in event.get("dropped_by_player", []):
+        players[ext].dropped_by_player = True
+    links: dict[str, str] = event.get("links", {})
+    held = set(
+        Player.objects.filter(token_hash__in=links.values()).values_list("token_hash", flat=True)
+    )
+    for ext, digest in links.items():
+        if digest not in held:
+            players[ext].token_hash = digest
+    if held:
+        n = sum(1 for digest in links.values() if digest in held)
+        notes.append(
+            f"{n} private link{'s' if n > 1 else ''} already open{'' if n > 1 else 's'} a "
+            f"player's page in another event on this installation (the original, if it "
+            f"is still here): {'they stay' if n > 1 else 'it stays'} with it. Give "
+            f"{'these players' if n > 1 else 'this player'} new links here if this copy "
+            f"is the one to use."
+        )
+    fields = ["made_phase", "entry", "contact", "checked_in_at", "dropped_by_player"]
+    Player.objects.bulk_update(players.values(), fields, batch_size=500)
+    try:
+        # A restore of the same backup at the same moment takes the same hashes.
+        with transaction.atomic():
+            Player.objects.bulk_update(players.values(), ["token_hash"], batch_size=500)
+    except IntegrityError:
+        for p in players.values():
+            p.token_hash = ""
+        notes.append(
+            "The private links were taken by another event restored at the same moment: "
+            "give the players new links here if this copy is the one to use."
+        )
+    return players
+
+
+def _restore_reports(reports: list[dict[str, Any]], players: dict[str, Player]) -> None:
+    """The players' own reports, on the match the reporter plays in that round
+    (tournaments.interchange checked that there is exactly one)."""
+    if not reports:
+        return
+    reporters = [players[r["reporter"]].pk for r in reports]
+    seats = Seat.objects.filter(player_id__in=reporters)
+    match_of = {
+        (number, player_id): match_id
+        for number, player_id, match_id in seats.values_list(
+            "round__number", "player_id", "match_id"
+        )
+    }
+    rows = []
+    for r in reports:
+        counter = r.get("counter")
+        answered = r.get("answered_by")
+        row = Report(
+            match_id=match_of[(r["round"], players[r["reporter"]].pk)],
+            reporter=players[r["reporter"]],
+            wins_a=r["wins"][0],
+            wins_b=r["wins"][1],
+            draws=r.get("draws", 0),
+            state=r.get("state", ReportState.REPORTED),
+            answered_by=players[answered] if answered is not None else None,
+        )
+        row.set_counter_claim(tuple(counter) if counter is not None else None)
+        rows.append(row)
+    Report.objects.bulk_create(rows, batch_size=500)
+    # Created now by bulk_create; the reports keep their own times.
+    for row, r in zip(rows, reports, strict=True):
+        row.created_at = instant(r.get("created_at")) or row.created_at
+        row.updated_at = instant(r.get("updated_at")) or row.updated_at
+    Report.objects.bulk_update(rows, ["created_at", "updated_at"], batch_size=500)
 
 
 def _restore_cut(t: Tournament, cut: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from tournaments.parsing import ascii_int
 from tournaments.permissions import manager_required
 from tournaments.rules import DEFAULT_ROUND_MINUTES
 from tournaments.services import ServiceError
+from tournaments.services.imports import restore_document
 from tournaments.venue import phone_url
 
 T = "tournaments/manage/"
@@ -208,7 +209,8 @@ def backup(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 @login_required
 def restore(request: HttpRequest) -> HttpResponse:
-    """Create an event from an uploaded document, with the command line's validation."""
+    """Create an event from an uploaded document, with the command line's validation;
+    a backup brings back its players' private links, registration and staff too."""
     problems: list[str] = []
     status = 200
     form = RestoreForm()
@@ -222,11 +224,16 @@ def restore(request: HttpRequest) -> HttpResponse:
                 problems = [f"document: larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB"]
             else:
                 try:
-                    t = services.import_document(parse_document(upload.read()), owner=request.user)
+                    done = restore_document(parse_document(upload.read()), owner=request.user)
                 except DocumentError as exc:
                     problems = exc.problems
                 else:
+                    t = done.tournament
                     messages.success(request, f"Restored {t.name} ({t.players.count()} players).")
+                    # What the backup held that this installation could not take (staff
+                    # without an account here ...): said once, on the restored event.
+                    for note in done.notes:
+                        messages.warning(request, note)
                     return redirect("manage_event", slug=t.slug)
         status = 422
     return render(request, T + "restore.html", {"form": form, "problems": problems}, status=status)

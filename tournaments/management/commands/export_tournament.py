@@ -17,7 +17,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--backup",
             action="store_true",
-            help="the whole event: status, plan, cut, clocks, staff and audit trail too",
+            help=(
+                "the whole event, to go on elsewhere: status, plan, cut, clocks, "
+                "registration, entries, contacts, check-ins, private links (hashed), "
+                "players' reports, owner and staff (usernames) and the audit trail"
+            ),
         )
 
     def handle(self, *args: Any, slug: str, backup: bool = False, **options: Any) -> None:
