@@ -86,6 +86,7 @@ def test_a_player_dropped_on_the_players_screens_second_page_stays_on_that_page(
     page.locator('.pager a[rel="next"]').click()
     expect(page).to_have_url(f"{live_server.url}/t/{top_cut.slug}/manage/players/?page=2")
     page.get_by_role("button", name="Drop Player 055").click()
+    page.get_by_role("button", name="Yes, drop Player 055").click()  # asked in the row
     expect(page.locator("#players-panel .notice")).to_have_text("Player 055 dropped.")
     expect(page.locator("#players-panel tbody tr")).to_have_count(10)  # still page 2
     expect(page.get_by_role("button", name="Re-admit Player 055")).to_be_visible()
