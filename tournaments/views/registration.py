@@ -31,6 +31,7 @@ from tournaments.services.writing import ServiceError
 from tournaments.venue import phone_url
 
 T = "tournaments/registration/"
+NAMES_IN_NOTICE = 10  # a desk accepting 200 entries names ten; the audit log has them all
 M = "tournaments/manage/"
 
 
@@ -249,7 +250,10 @@ def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if not done:
         return _done(request, tournament, f"Nothing to change: already {verb}.")
     count = f"{len(done)} entr{'y' if len(done) == 1 else 'ies'}"
-    return _done(request, tournament, f"{count} {verb}: {', '.join(p.name for p in done)}.")
+    names = ", ".join(p.name for p in done[:NAMES_IN_NOTICE])
+    if len(done) > NAMES_IN_NOTICE:
+        names += f" and {len(done) - NAMES_IN_NOTICE} more"
+    return _done(request, tournament, f"{count} {verb}: {names}.")
 
 
 @require_POST
