@@ -410,7 +410,7 @@ def accept_entries(
     """The organizer accepts several entries at once ("Accept selected", "Accept all"):
     one write, one audit entry naming them, one placement in the standings (issue 26: a
     queue of 14 was 14 writes). Those already accepted stay as they are; the players
-    accepted now are returned, and none is nothing written."""
+    accepted now are returned (none to accept: nothing written)."""
     with writing(tournament, by=by) as w:
         t = w.tournament
         found = _chosen(t, players)
