@@ -85,7 +85,14 @@ def self_service(owner: User) -> Tournament:
     registration.accept_entry(player=sam, by=owner)
     registration.issue_link(player=sam, by=owner)
     registration.check_in(player=sam)
-    services.register_players(tournament=t, names=[f"Player {k}" for k in range(1, 10)], by=owner)
+    # From the link, then accepted at once: an organizer's walk-ins are checked in as added.
+    registration.accept_entries(
+        tournament=t,
+        players=[
+            registration.register_self(tournament=t, name=f"Player {k}")[0] for k in range(1, 10)
+        ],
+        by=owner,
+    )
     services.register_players(tournament=t, names=["Zed Twice"], by=owner)
     services.remove_player(player=named(t, "Zed Twice"), by=owner)
     for k in range(1, 8):

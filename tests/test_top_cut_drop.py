@@ -304,22 +304,27 @@ def test_the_organizers_drop_asks_naming_the_quarterfinal_then_concedes_it(
 ) -> None:
     match, high, low = table(cut, QUARTERFINALS, 1)
     extra = HX if htmx else {}
-    board = oc.get(f"/t/{cut.slug}/manage/").content.decode()
+    # The Drop button's confirmation step (issue 26: a page, or the row in place).
+    ask = oc.get(f"/t/{cut.slug}/manage/players/{high.pk}/drop/", **extra).content.decode()
     assert (
-        f'hx-confirm="Drop {high.name}? {high.name} concedes the quarterfinal against '
-        f'{low.name}: {low.name} wins it 2-0."' in board
-    )
+        f"{high.name} concedes the quarterfinal against {low.name}: {low.name} wins it 2-0."
+    ) in ask
+    assert not Match.objects.get(pk=match.pk).reported
     r = oc.post(f"/t/{cut.slug}/manage/players/{high.pk}/drop/", **extra)
     assert r.status_code == (200 if htmx else 302)
     assert games(Match.objects.get(pk=match.pk)) == [0, 2]
-    # Out of the cut now: nothing left for the button to warn about.
-    board = oc.get(f"/t/{cut.slug}/manage/").content.decode()
-    assert f"Drop {low.name}? {low.name} concedes" not in board
-    assert f"Drop {high.name}?" not in board
+    # Out of the cut now: nothing left for the confirmation to warn about.
+    ask = oc.get(f"/t/{cut.slug}/manage/players/{low.pk}/drop/", **extra).content.decode()
+    assert f"Drop {low.name} after round {QUARTERFINALS}?" in ask and "concedes" not in ask
+    again = oc.get(f"/t/{cut.slug}/manage/players/{high.pk}/drop/", **extra).content.decode()
+    assert f"{high.name} has already dropped" in again and "concedes" not in again
 
 
 def test_every_quarterfinalist_s_drop_button_says_what_it_concedes(
     oc: Client, cut: Tournament
 ) -> None:
-    board = oc.get(f"/t/{cut.slug}/manage/").content.decode()
-    assert board.count("concedes the quarterfinal against") == 8
+    asked = [
+        oc.get(f"/t/{cut.slug}/manage/players/{p.pk}/drop/").content.decode()
+        for p in cut.players.all()
+    ]
+    assert sum("concedes the quarterfinal against" in page for page in asked) == 8

@@ -14,6 +14,11 @@ urlpatterns: list[URLPattern] = [
     path("p/<str:token>/check-in/", private.check_in, name="private_check_in"),
     path("t/<slug:slug>/manage/registration/", registration.manage, name="manage_registration"),
     path(
+        "t/<slug:slug>/manage/registration/entries/",
+        registration.entries,
+        name="manage_registration_entries",
+    ),
+    path(
         "t/<slug:slug>/manage/registration/entries/<int:pk>/",
         registration.entry,
         name="manage_registration_entry",

@@ -88,6 +88,7 @@ def test_a_player_dropped_on_the_players_screens_second_page_stays_on_that_page(
     # Player 055 is in the top cut: the drop asks first, saying what it concedes.
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Drop Player 055").click()
+    page.get_by_role("button", name="Yes, drop Player 055").click()  # asked in the row
     expect(page.locator("#players-panel .notice")).to_have_text("Player 055 dropped.")
     expect(page.locator("#players-panel tbody tr")).to_have_count(10)  # still page 2
     expect(page.get_by_role("button", name="Re-admit Player 055")).to_be_visible()

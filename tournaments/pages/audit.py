@@ -495,6 +495,10 @@ def _entry(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     if "player" in a:  # the organizer's decision on one entry: {"player", "entry"}
         return (_subject(r), f"'s entry {a['entry']}")
+    if isinstance(a.get("players"), list):  # registration.accept_entries, reject_entries
+        person = _namer(r, ctx)
+        names = [person(ext) for ext in a["players"]]
+        return (f"{_plural(len(names), 'entry', 'entries')} {a['entry']}: ", *_listed(names))
     return ("Registration settings: " + ", ".join(_settings_words(a)),)
 
 

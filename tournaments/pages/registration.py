@@ -107,17 +107,22 @@ def registration_screen(t: Tournament) -> dict[str, Any]:
     missing = not_checked_in(t) if t.check_in else []
     for p in missing:
         p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
+    pending = [p for p in players if p.entry == Entry.PENDING]
+    checked_in = sum(
+        1 for p in players if p.entry == Entry.ACCEPTED and p.checked_in_at is not None
+    )
     return {
         "tournament": t,
         "closed": registration_closed_reason(t),
         "paired": paired,
         "counted": entries_counted(t),
-        "pending": [p for p in players if p.entry == Entry.PENDING],
+        "pending": pending,
         "rejected": [p for p in players if p.entry == Entry.REJECTED],
         "not_checked_in": missing,
-        "checked_in_count": sum(
-            1 for p in players if p.entry == Entry.ACCEPTED and p.checked_in_at is not None
-        ),
+        "checked_in_count": checked_in,
+        # Pending entries have not checked in either (only accepted players can): while
+        # any waits, "everyone" would be untrue (issue 26).
+        "everyone_checked_in": t.check_in and not missing and not pending and checked_in > 0,
         "can_drop_no_shows": t.check_in and not paired and bool(missing),
         "players": [p for p in by_name if p.entry != Entry.REJECTED],
     }

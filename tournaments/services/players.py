@@ -90,9 +90,11 @@ def register_players(
             ]
             if twice or alike:
                 raise DuplicateNames(twice, alike)
-        # With check-in used, a late entry the organizer adds is at the venue: it is
-        # paired from the next round (services.seating pairs checked-in players only).
-        present = timezone.now() if t.check_in and t.rounds.exists() else None
+        # With check-in used, a player the organizer adds is at the venue (a walk-in at
+        # the desk, a late entry): checked in now, or "drop every no-show" would drop
+        # them (issue 26) and the pairing would leave them out (services.seating pairs
+        # checked-in players only).
+        present = timezone.now() if t.check_in else None
         players = [
             Player(tournament=t, external_id=external_id, name=name, checked_in_at=present)
             for name, external_id in zip(cleaned, new_player_ids(t, len(cleaned)), strict=True)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from django.db.models import F
+from django.db.models import Case, F, PositiveIntegerField, When
 from django.utils import timezone
 
 from scoring.engine.ranking import draw_key
@@ -155,19 +155,32 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
         .get()
     )
     new = sorted(players, key=lambda p: order(p.pk, p.external_id))
-    places = [bisect.bisect(keys, order(p.pk, p.external_id)) + j + 1 for j, p in enumerate(new)]
-    # The rows between the j-th and the (j+1)-th newcomer move down by j + 1 (and so do
-    # their ranks, unless everyone shares rank 1); the last ones first, so that no row
-    # is moved into a range still to be moved.
-    shift = {"position": F("position")}
+    # How many stored rows come before each newcomer; its place counts the newcomers
+    # before it too.
+    ahead = [bisect.bisect(keys, order(p.pk, p.external_id)) for p in new]
+    places = [before + j + 1 for j, before in enumerate(ahead)]
+    # A stored row moves down by the number of newcomers placed before it: one UPDATE,
+    # however many newcomers (issue 26: the desk accepts a whole queue of entries at once;
+    # an UPDATE per newcomer made its queries grow with the queue). Every SET expression
+    # reads the row as it was, and no constraint makes positions unique mid-statement.
+    moves: dict[int, int] = {}
+    for j, before in enumerate(ahead):
+        moves[before] = j + 1  # the last newcomer with that many rows ahead: the most moved
+
+    def moved(field: str) -> Case:
+        return Case(
+            *(
+                When(position__gt=before, then=F(field) + step)
+                for before, step in sorted(moves.items(), reverse=True)
+            ),
+            default=F(field),
+            output_field=PositiveIntegerField(),
+        )
+
+    shift = {"position": moved("position")}
     if drawn:
-        shift["rank"] = F("rank")
-    for j in reversed(range(len(new))):
-        low = places[j] - j
-        rows = Standing.objects.filter(tournament=t, position__gte=low)
-        if j + 1 < len(new):
-            rows = rows.filter(position__lt=places[j + 1] - j - 1)
-        rows.update(**{field: value + j + 1 for field, value in shift.items()})
+        shift["rank"] = moved("rank")
+    Standing.objects.filter(tournament=t, position__gt=ahead[0]).update(**shift)
     ranks = places if drawn else [1] * len(new)
     Standing.objects.bulk_create(
         Standing(tournament=t, player=p, position=place, rank=rank, **values)
@@ -374,6 +387,100 @@ def reject_entry(*, player: Player, by: Any = None) -> Player:
     return _decide(player=player, entry=Entry.REJECTED, by=by)
 
 
+def _chosen(t: Tournament, players: Sequence[Player]) -> list[Player]:
+    """The players chosen on the desk, as they are under the event's lock."""
+    pks = {p.pk for p in players}
+    if not pks:
+        raise ServiceError("Tick at least one entry first.")
+    found = list(Player.objects.filter(tournament=t, pk__in=pks).order_by("id"))
+    if len(found) != len(pks):
+        raise ServiceError(
+            "Some of the chosen players are no longer in this event: reload the desk."
+        )
+    return found
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+def accept_entries(
+    *, tournament: Tournament, players: Sequence[Player], by: Any = None
+) -> list[Player]:
+    """The organizer accepts several entries at once ("Accept selected", "Accept all"):
+    one write, one audit entry naming them, one placement in the standings (issue 26: a
+    queue of 14 was 14 writes). Those already accepted stay as they are; the players
+    accepted now are returned (none to accept: nothing written)."""
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        found = _chosen(t, players)
+        newly = [p for p in found if p.entry != Entry.ACCEPTED]
+        if not newly:
+            return []
+        paired = t.rounds.exists()
+        if t.system == "pod" and paired:
+            raise ServiceError(
+                "The pod's round robin is already paired, all rounds at once: a late entry "
+                "would never be paired."
+            )
+        before = {p.external_id: p.entry for p in newly}
+        changes: dict[str, Any] = {"entry": Entry.ACCEPTED}
+        if t.check_in and paired:
+            # Late entries the organizer lets in are at the venue (as `_decide`).
+            changes["checked_in_at"] = timezone.now()
+        Player.objects.filter(pk__in=[p.pk for p in newly]).update(**changes)
+        for p in newly:
+            for field, value in changes.items():
+                setattr(p, field, value)
+        place_before_round_one(w, newly)
+        w.audit(
+            AuditAction.ENTRY,
+            f"{_entries(len(newly))} accepted{_who(by)}: " + ", ".join(p.name for p in newly),
+            before={"entries": before},
+            after={"players": list(before), "entry": Entry.ACCEPTED},
+            players=newly,
+        )
+    return newly
+
+
+def reject_entries(
+    *, tournament: Tournament, players: Sequence[Player], by: Any = None
+) -> list[Player]:
+    """The organizer turns several entries down at once ("Reject selected"): one write and
+    one audit entry, as `accept_entries`. Refused, for all of them, if any was paired."""
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        found = _chosen(t, players)
+        newly = [p for p in found if p.entry != Entry.REJECTED]
+        if not newly:
+            return []
+        seated = sorted(
+            set(Player.objects.filter(pk__in=[p.pk for p in newly], seats__isnull=False)
+                .values_list("name", flat=True))
+        )  # fmt: skip
+        if seated:
+            raise ServiceError(
+                f"Already paired: {', '.join(seated)}. Drop them instead (their results "
+                "stay); nothing was rejected."
+            )
+        before = {p.external_id: p.entry for p in newly}
+        Player.objects.filter(pk__in=[p.pk for p in newly]).update(entry=Entry.REJECTED)
+        for p in newly:
+            p.entry = Entry.REJECTED
+        if Entry.ACCEPTED in before.values():
+            w.changed()  # an accepted player leaves the standings
+        else:
+            w.touched()  # pending entries were in no standing
+        w.audit(
+            AuditAction.ENTRY,
+            f"{_entries(len(newly))} rejected{_who(by)}: " + ", ".join(p.name for p in newly),
+            before={"entries": before},
+            after={"players": list(before), "entry": Entry.REJECTED},
+            players=newly,
+        )
+    return newly
+
+
 def issue_link(*, player: Player, by: Any = None) -> str:
     """A new private link for the player: the raw token, returned once. The hash is
     replaced, so the old link stops working at once."""
@@ -427,9 +534,14 @@ def check_in(*, player: Player, by: Any = None) -> Player:
     return found
 
 
-def drop_no_shows(*, tournament: Tournament, by: Any = None) -> list[Player]:
+def drop_no_shows(
+    *, tournament: Tournament, players: Sequence[Player] | None = None, by: Any = None
+) -> list[Player]:
     """Drop every accepted player who has not checked in, before round 1: one action,
-    one audit entry listing them. Nobody to drop writes nothing."""
+    one audit entry listing them. Nobody to drop writes nothing.
+
+    `players`: those the organizer's confirmation listed; only they are dropped (those of
+    them still not checked in), never someone who registered while it was on screen."""
     with writing(tournament, by=by) as w:
         t = w.tournament
         if not t.check_in:
@@ -439,6 +551,9 @@ def drop_no_shows(*, tournament: Tournament, by: Any = None) -> list[Player]:
                 "Round 1 is paired: drop players one by one on the event screen instead."
             )
         missing = not_checked_in(t)
+        if players is not None:
+            listed = {p.pk for p in players}
+            missing = [p for p in missing if p.pk in listed]
         if not missing:
             return []
         # dropped_after_round 0: gone before round 1, as a drop from the event screen.

@@ -17,7 +17,7 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import live, services
@@ -30,7 +30,7 @@ from tournaments.forms import (
     TopCutForm,
     TournamentForm,
 )
-from tournaments.models import Match, MatchKind, Player, Round, Tournament
+from tournaments.models import Match, MatchKind, Player, Round, Status, Tournament
 from tournaments.pages import organizer as pages
 from tournaments.pages import round_screen as round_pages
 from tournaments.parsing import QuickEntryError, ascii_int, parse_quick_entry
@@ -483,10 +483,43 @@ def rename_player(request: HttpRequest, tournament: Tournament, pk: int) -> Http
     return players_response(request, tournament, notice=f"Renamed to {player.name}.")
 
 
+def drop_confirmation(request: HttpRequest, tournament: Tournament, player: Player) -> HttpResponse:
+    """The drop's confirmation step, as a player's own drop has one (issue 26): whom, and
+    what a drop does (in the top cut, the match it concedes). A page of its own, or for
+    HTMX the player's row on the list, in place. Its form comes back to the list it
+    was opened from (the players screen's page and search, or the event screen)."""
+    t = Tournament.objects.get(pk=tournament.pk)
+    (shown,) = pages.with_cut_drops(t, [player])
+    if request.GET.get("on") == "players":
+        q = pages.clean_search(request.GET.get("q", ""))
+        number = ascii_int(list_page(request))
+        query = pages.list_query(q, number, on="players")
+        back = reverse("manage_players", args=[t.slug]) + pages.list_query(q, number)
+    else:
+        query, back = "", reverse("manage_event", args=[t.slug])
+    context = {
+        "tournament": t,
+        "player": shown,
+        "action_query": query,
+        "back_url": back + "#players-panel",
+        "finished": t.status == Status.FINISHED,
+        "last_round": t.rounds.order_by("-number").values_list("number", flat=True).first() or 0,
+    }
+    template = T + ("_drop_confirm_row.html" if partial(request) else "drop_confirm.html")
+    return render(request, template, context)
+
+
 @manager_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def drop_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
-    player = services.drop_player(player=player_of(tournament, pk), by=request.user)
+    """GET: the confirmation step; POST (its button): the drop."""
+    player = player_of(tournament, pk)
+    if request.method == "GET":
+        return drop_confirmation(request, tournament, player)
+    try:
+        player = services.drop_player(player=player, by=request.user)
+    except ServiceError as exc:
+        return players_response(request, tournament, error=str(exc), status=422)
     return players_response(request, tournament, notice=f"{player.name} dropped.")
 
 

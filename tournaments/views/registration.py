@@ -24,12 +24,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from tournaments import ratelimit
 from tournaments.models import Player, Tournament
 from tournaments.pages import registration as pages
+from tournaments.parsing import ascii_int
 from tournaments.permissions import manager_required
 from tournaments.services import registration as services
 from tournaments.services.writing import ServiceError
 from tournaments.venue import phone_url
 
 T = "tournaments/registration/"
+NAMES_IN_NOTICE = 10  # a desk accepting 200 entries names ten; the audit log has them all
 M = "tournaments/manage/"
 
 
@@ -214,6 +216,46 @@ def entry(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse
     return _done(request, tournament, f"{player.name}: {decision}ed.")
 
 
+def _chosen(request: HttpRequest, t: Tournament, field: str) -> list[Player]:
+    """The players a desk form names in `field` (their ids), all of them in this event."""
+    ids = [ascii_int(value) for value in request.POST.getlist(field)]
+    if None in ids:
+        raise ServiceError("Pick the entries from the list.")
+    wanted = {pk for pk in ids if pk is not None}
+    found = list(Player.objects.filter(tournament=t, pk__in=wanted))
+    if len(found) != len(wanted):
+        raise ServiceError("Some of these players are no longer in this event: reload the desk.")
+    return found
+
+
+@require_POST
+@manager_required
+def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Several entries at once: decision=accept or reject for the ticked ones (`player`),
+    accept_all for every entry the desk listed (`listed`): one write, however many."""
+    decision = request.POST.get("decision", "")
+    try:
+        if decision not in ("accept", "reject", "accept_all"):
+            raise ServiceError("Choose accept or reject.")
+        players = _chosen(request, tournament, "listed" if decision == "accept_all" else "player")
+        if not players:
+            raise ServiceError("Tick the entries first, or accept them all.")
+        if decision == "reject":
+            done = services.reject_entries(tournament=tournament, players=players, by=request.user)
+        else:
+            done = services.accept_entries(tournament=tournament, players=players, by=request.user)
+    except ServiceError as exc:
+        return _screen(request, tournament, status=422, error=str(exc))
+    verb = "rejected" if decision == "reject" else "accepted"
+    if not done:
+        return _done(request, tournament, f"Nothing to change: already {verb}.")
+    count = f"{len(done)} entr{'y' if len(done) == 1 else 'ies'}"
+    names = ", ".join(p.name for p in done[:NAMES_IN_NOTICE])
+    if len(done) > NAMES_IN_NOTICE:
+        names += f" and {len(done) - NAMES_IN_NOTICE} more"
+    return _done(request, tournament, f"{count} {verb}: {names}.")
+
+
 @require_POST
 @manager_required
 def check_in(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
@@ -245,15 +287,20 @@ def link(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
 @require_POST
 @manager_required
 def drop_no_shows(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """Drop every player not checked in: confirmed first (a page of its own without
-    JavaScript; the button's confirm=yes with HTMX, after the browser's dialog)."""
+    """Drop every player not checked in, once the organizer has seen who: the first POST
+    lists them (a page of its own without JavaScript, the desk's panel with HTMX); the
+    second (confirm=yes) drops those listed (`player`), still not checked in."""
     if request.POST.get("confirm") != "yes":
+        if request.htmx:
+            return _screen(request, tournament, confirm_no_shows=True)
         context = {"tournament": tournament, **pages.registration_screen(tournament)}
         return render(request, T + "no_shows_confirm.html", context)
     try:
-        dropped = services.drop_no_shows(tournament=tournament, by=request.user)
+        # No list (a form from before the list was sent): every no-show, as before.
+        listed = _chosen(request, tournament, "player") if "player" in request.POST else None
+        dropped = services.drop_no_shows(tournament=tournament, players=listed, by=request.user)
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
     if not dropped:
-        return _done(request, tournament, "Everyone has checked in: nobody dropped.")
+        return _done(request, tournament, "Nobody to drop: they have all checked in since.")
     return _done(request, tournament, f"Dropped {len(dropped)} no-show(s).")
