@@ -24,7 +24,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tournaments import services
+from tests.helpers import stored_standings
+from tournaments import live, services
 from tournaments.models import Match, Player, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -269,11 +270,9 @@ def test_a_playoff_rounds_address_opens_its_screen_under_its_name(
     assert f'id="playoff-{number}" aria-label="{name}" aria-current="true"' in html
     matches = {QUARTERFINALS: 4, SEMIFINALS: 2, FINAL: 1}[number]
     assert html.count(f'aria-label="{name} ') == 4 * matches  # 2-0, 2-1, 1-2, 0-2 each
-
-
-def test_a_round_that_does_not_exist_is_still_not_found(oc: Client, cut: Tournament) -> None:
-    assert oc.get(manage(cut, "manage_round", 9)).status_code == 404
-    assert oc.get(manage(cut, "manage_round", 3)).status_code == 200  # a Swiss round
+    # A Swiss round keeps its round screen; a round not paired is still not found.
+    assert oc.get(manage(t, "manage_round", 3), **headers).status_code == 200
+    assert oc.get(manage(t, "manage_round", number + 1), **headers).status_code == 404
 
 
 def test_a_playoff_matchs_screen_names_its_round_and_leads_back_to_it(
@@ -427,17 +426,52 @@ def test_during_the_cut_the_knocked_out_carry_their_finish_and_the_rest_none_yet
 # --- The phones' standings follow a finish ----------------------------------------------
 
 
+def recorded(t: Tournament) -> None:
+    """What the hub (live.warm_soon) does in the background after a write: record which
+    tracked pages changed (their ETags then move only with what they show)."""
+    live.refresh(t.pk)
+
+
+def poll(client: Client, url: str, etag: str = "") -> Any:
+    return client.get(url, **HX, **({"HTTP_IF_NONE_MATCH": etag} if etag else {}))
+
+
 @pytest.mark.parametrize("query", ["", "?me=p9"], ids=["whole table", "around a player"])
 def test_the_standings_etag_changes_with_the_finals_result(
     client: Client, cut: Tournament, query: str
 ) -> None:
     t = reach(cut, FINAL)
+    recorded(t)
     url = f"/t/{t.slug}/standings/{query}"
-    before = client.get(url, **HX)
-    # The final goes to its first seat, the better Swiss seed: the stored rows (Swiss
-    # points and records, in the same order) do not move, only the two finishes do.
+    before = poll(client, url)
     play(t, FINAL)
-    after = client.get(url, HTTP_IF_NONE_MATCH=before["ETag"], **HX)
+    recorded(t)
+    after = poll(client, url, before["ETag"])
     assert after.status_code == 200 and after["ETag"] != before["ETag"]
     winner, finalist = (p.name for p in seats(t, FINAL))
     assert finish_rows(after.content.decode())[:2] == [("1st", winner), ("2nd", finalist)]
+
+
+@pytest.mark.parametrize("query", ["", "?me=p9"], ids=["whole table", "around a player"])
+def test_a_finish_moves_the_standings_etag_even_when_no_stored_row_moves(
+    client: Client, cut: Tournament, query: str
+) -> None:
+    # The better seeds win: the second semifinal's loser stays where the Swiss order had
+    # them, the standings stay after the Semifinals; only their finish appears.
+    decide(cut, QUARTERFINALS, first_wins=True)
+    services.pair_next_round(tournament=cut)
+    t = fresh(cut)
+    first, second = (Match.objects.get(round__tournament=t, round__number=SEMIFINALS, table=k)
+                     for k in (1, 2))  # fmt: skip
+    services.record_result(match=first, wins=(2, 0))
+    recorded(t)
+    url = f"/t/{t.slug}/standings/{query}"
+    before = poll(client, url)
+    rows = stored_standings(t)
+    services.record_result(match=second, wins=(2, 0))
+    recorded(t)
+    assert stored_standings(t) == rows
+    after = poll(client, url, before["ETag"])
+    assert after.status_code == 200 and after["ETag"] != before["ETag"]
+    loser = seats(t, SEMIFINALS, 2)[1].name
+    assert ("3rd-4th", loser) in finish_rows(after.content.decode())
