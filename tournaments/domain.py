@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 
 from scoring.engine.ranking import draw_key
 from scoring.models import Standing
@@ -100,6 +100,31 @@ def round_label(round_: Round | None) -> str:
     if round_.playoff:
         return playoff_name(round_.matches.count())
     return f"Round {round_.number}"
+
+
+def round_phrase(round_: Round) -> str:
+    """A round as a sentence names it: "round 4", or in the top cut "the Semifinals"."""
+    return f"the {round_label(round_)}" if round_.playoff else f"round {round_.number}"
+
+
+def is_plural(phrase: str) -> bool:
+    """ "the Semifinals are paired", "the Final is paired", "round 4 is paired"."""
+    return phrase.endswith("finals")
+
+
+def playoff_names(t: Tournament) -> dict[int, str]:
+    """Round number -> name of each playoff round of the event ("Final"): one query."""
+    rounds = t.rounds.filter(playoff=True).annotate(n=Count("matches"))
+    return {number: playoff_name(n) for number, n in rounds.values_list("number", "n")}
+
+
+def after_round_text(number: int | None, playoff: Mapping[int, str]) -> str:
+    """What the standings are "after": "round 5", "the Semifinals"; "" before any result.
+    `playoff`: the event's `playoff_names`."""
+    if not number:
+        return ""
+    name = playoff.get(number)
+    return f"the {name}" if name else f"round {number}"
 
 
 # --- Players' reports: what a report may still change -------------------------------------

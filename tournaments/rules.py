@@ -38,6 +38,19 @@ def playoff_name(matches: int) -> str:
     return PLAYOFF_NAMES.get(matches, f"Round of {2 * matches}")
 
 
+# A top cut's finishes (MTR Appendix E ranks the players a playoff round knocks out
+# together): the final's winner, then each round's losers sharing its places.
+CHAMPION = "1st"
+
+
+def knocked_out(matches: int) -> str:
+    """The finish of a player who lost in a playoff round of `matches` matches: "2nd"
+    (the final), "3rd-4th" (a semifinal), "5th-8th" (a quarterfinal)."""
+    if matches == 1:
+        return ordinal(2)
+    return f"{ordinal(matches + 1)}-{ordinal(2 * matches)}"
+
+
 # Magic Tournament Rules, Appendix E: Swiss rounds by the number of players (9-16 play 4
 # with a top 4 or 5 with a top 8). (upper bound of players, rounds) in order.
 MTR_ROUND_TABLE: tuple[tuple[int, int], ...] = (

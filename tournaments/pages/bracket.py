@@ -8,9 +8,9 @@ from typing import Any
 from django.db.models import Prefetch
 
 from tournaments.domain import played_bracket
-from tournaments.models import CutDecision, Match, Seat, Tournament
-from tournaments.pairing.bracket import BRACKET_SEEDS, final_placings
-from tournaments.rules import playoff_name
+from tournaments.models import CutDecision, Match, Seat, Status, Tournament
+from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, final_placings
+from tournaments.rules import CHAMPION, knocked_out, playoff_name
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -81,7 +81,37 @@ def placings(t: Tournament, names: Mapping[str, str] | None = None) -> list[dict
     order = final_placings(bracket)
     if names is None:
         names = dict(t.players.filter(external_id__in=order).values_list("external_id", "name"))
-    return [{"place": k, "id": pid, "name": names.get(pid, pid)} for k, pid in enumerate(order, 1)]
+    finish = bracket_finishes(bracket)
+    return [
+        {"place": k, "id": pid, "name": names.get(pid, pid), "finish": finish.get(pid)}
+        for k, pid in enumerate(order, 1)
+    ]
+
+
+def bracket_finishes(bracket: Sequence[Sequence[BracketMatch]]) -> dict[str, str]:
+    """Player id -> finish of each player whose finish the bracket has decided: the
+    losers of each round share its places ("5th-8th"), the final's winner is "1st";
+    players still playing have none yet."""
+    found: dict[str, str] = {}
+    for matches in bracket:
+        for match in matches:
+            if match.loser is not None:
+                found[match.loser] = knocked_out(len(matches))
+    last = bracket[-1] if bracket else ()
+    if len(last) == 1 and last[0].winner is not None:
+        found[last[0].winner] = CHAMPION
+    return found
+
+
+def finishes(t: Tournament) -> dict[str, str]:
+    """`bracket_finishes` of the event's top cut (one query), {} outside one: what the
+    standings, print-outs and exports show beside the rows the playoffs ordered."""
+    if t.status not in (Status.TOP_CUT, Status.FINISHED):
+        return {}
+    try:
+        return bracket_finishes(played_bracket(t))
+    except ValueError:  # playoff rounds that are no bracket this app seeds (an import)
+        return {}
 
 
 def cut_note(t: Tournament) -> dict[str, Any] | None:

@@ -28,9 +28,9 @@ from scoring.models import Outlook, Standing, StandingsState
 from scoring.seats import HoodSeat, Neighbourhood, RoundRow, read_rounds, read_seats
 from scoring.services import changes_since
 from tournaments import names
-from tournaments.domain import current_round, round_label
+from tournaments.domain import current_round, playoff_names, round_label
 from tournaments.models import Entry, Player, Round, Status, Tournament
-from tournaments.pages.bracket import placings
+from tournaments.pages.bracket import finishes, placings
 
 # --- every seat of the event ------------------------------------------------------
 
@@ -214,6 +214,9 @@ class EventView:
     table: Table
     current: CurrentRound | None
     placings: tuple[dict[str, Any], ...]  # the top cut's final placings, once decided
+    # player id -> their top-cut finish once decided ("5th-8th"): the standings show it
+    finishes: dict[str, str]
+    playoff_names: dict[int, str]  # round number -> "Final": what standings are after
     figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
 
     @cached_property
@@ -333,6 +336,13 @@ def _read_placings(t: Tournament) -> tuple[dict[str, Any], ...]:
     return tuple(placings(t))
 
 
+def _read_playoff_names(t: Tournament) -> dict[int, str]:
+    """No query before the top cut (a result never pairs a round: read with the rounds)."""
+    if t.status not in (Status.TOP_CUT, Status.FINISHED):
+        return {}
+    return playoff_names(t)
+
+
 def build(t: Tournament, last: EventView | None = None) -> EventView:
     """The view of `t` at its version: from `last` (an older version's) with what the
     change log says changed read again, or read in full."""
@@ -348,6 +358,8 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
             table=_read_table(t),
             current=current,
             placings=_read_placings(t),
+            finishes=finishes(t),
+            playoff_names=_read_playoff_names(t),
             figures=_read_figures(t, current),
         )
     if not changed:  # only the figures moved
@@ -364,6 +376,7 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
         table=_read_table(t),
         current=current,
         placings=_read_placings(t),
+        finishes=finishes(t),
         figures=_read_figures(t, current),
     )
     return _carried(view, last, changed)

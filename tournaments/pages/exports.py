@@ -22,6 +22,7 @@ from typing import Any
 from scoring.models import Standing
 from scoring.services import points_edge, standings_document
 from tournaments.models import MatchKind, Player, Round, Tournament
+from tournaments.pages.bracket import finishes
 from tournaments.pages.common import round_label
 from tournaments.pages.event import event_view, namesakes
 from tournaments.pages.public import pairing_rows, player_rounds, round_tables
@@ -36,8 +37,22 @@ def _csv(header: list[str], rows: list[list[Any]]) -> str:
     return out.getvalue()
 
 
+def _finished(t: Tournament, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with `finish` (their top-cut finish, "1st" to "5th-8th", None outside
+    the cut or while still playing in it: pages.bracket.finishes) and `dropped`. The
+    stored order already puts the top cut first, by finish."""
+    finish = finishes(t)
+    dropped = set(
+        t.players.filter(dropped_after_round__isnull=False).values_list("external_id", flat=True)
+    )
+    for row in rows:
+        row["finish"] = finish.get(row["id"])
+        row["dropped"] = row["id"] in dropped
+    return rows
+
+
 def standings_csv(t: Tournament) -> str:
-    rows = standings_document(t)["standings"]
+    rows = _finished(t, standings_document(t)["standings"])
     keys = list(rows[0]["tiebreakers"]) if rows else []
     labels = namesakes(t)
     shown = ["display_name"] if any(r["id"] in labels for r in rows) else []
@@ -46,11 +61,15 @@ def standings_csv(t: Tournament) -> str:
     def cells(row: dict[str, Any]) -> list[Any]:
         tbs = [row["tiebreakers"][k] for k in keys]
         named = {**row, "display_name": labels.get(row["id"], row["name"])}
-        return [named[h] for h in header[: 7 + len(shown)]] + [
-            " ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v) for v in tbs
-        ]
+        return [
+            *(named[h] for h in header[: 7 + len(shown)]),
+            *(" ".join(map(str, v)) if isinstance(v, list) else ("" if v is None else v)
+              for v in tbs),
+            row["finish"] or "",
+            "yes" if row["dropped"] else "no",
+        ]  # fmt: skip
 
-    return _csv(header, [cells(r) for r in rows])
+    return _csv([*header, "finish", "dropped"], [cells(r) for r in rows])
 
 
 def _opponents(tables: list[dict[str, Any]], labels: dict[str, str]) -> dict[str, str]:
@@ -98,8 +117,10 @@ def _named(ext: str, name: str, labels: dict[str, str]) -> dict[str, str]:
 
 def standings_json(t: Tournament) -> dict[str, Any]:
     """The stored standings: the very object `manage.py standings SLUG --format json`
-    prints (both call this), namesakes' rows with their `display_name`."""
+    prints (both call this), namesakes' rows with their `display_name`, every row with
+    its top-cut `finish` and `dropped` (`_finished`)."""
     document = standings_document(t)
+    _finished(t, document["standings"])
     labels = namesakes(t)
     for row in document["standings"] if labels else []:
         if row["id"] in labels:

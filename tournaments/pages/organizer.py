@@ -15,7 +15,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q
 
 from scoring.models import Standing
-from tournaments.domain import cut_drops
+from tournaments.domain import after_round_text, cut_drops, playoff_names, round_label
 from tournaments.models import (
     Entry,
     Match,
@@ -53,6 +53,7 @@ EVENT_SCREEN_ROWS = 16
 PLAYERS_PAGE_SIZE = 50  # the players screen: each row carries four small forms
 STANDINGS_PAGE_SIZE = 100
 
+CUT_STATES = (Status.TOP_CUT, Status.FINISHED)  # an event whose rounds may be playoff rounds
 OPEN_KINDS = (MatchKind.PLAYED, MatchKind.GAME)  # matches that wait for a result
 RESULT_KINDS = (MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS)
 
@@ -174,7 +175,8 @@ def actions(
     is_swiss = t.system in SWISS_SYSTEMS
     decided = final = False
     if t.status == Status.TOP_CUT:
-        decided, final = bracket_state(bracket_rounds(t) if bracket is None else bracket)
+        bracket = bracket_rounds(t) if bracket is None else bracket
+        decided, final = bracket_state(bracket)
     ctx: dict[str, Any] = {
         "active_count": active,
         "last_round": {"number": last[0]} if last else None,
@@ -190,11 +192,16 @@ def actions(
         and missing_now == 0
         and not (t.status == Status.TOP_CUT and (final or not decided)),
         "pair_label": (
-            "Pair the next playoff round"
+            next_playoff_label(bracket or [])
             if t.status == Status.TOP_CUT
             else (
                 "Pair the round robin" if t.system == System.POD else f"Pair round {len(swiss) + 1}"
             )
+        ),
+        # The top cut's rounds by name: "Undo the pairing of the Final", "· Semifinals".
+        "undo_round": _last_phrase(t, last, bracket),
+        "playing_label": (
+            playoff_name(len(bracket[-1])) if t.status == Status.TOP_CUT and bracket else ""
         ),
         "can_cut": t.status == Status.RUNNING
         and is_swiss
@@ -220,6 +227,27 @@ def actions(
     if ctx["is_league"] and ctx["can_pair"]:
         ctx["players"] = list(t.players.order_by("id"))
     return ctx
+
+
+def next_playoff_label(bracket: list[list[dict[str, Any]]]) -> str:
+    """ "Pair the Semifinals", "Pair the Final": the round the bracket's winners play next."""
+    matches = len(bracket[-1]) // 2 if bracket else 0
+    return f"Pair the {playoff_name(matches)}" if matches else "Pair the next playoff round"
+
+
+def _last_phrase(
+    t: Tournament,
+    last: tuple[int, int, bool, int, int] | None,
+    bracket: list[list[dict[str, Any]]] | None,
+) -> str:
+    """The last round paired as the undo button names it: "round 6", "the Final"."""
+    if last is None:
+        return ""
+    if not last[2]:
+        return f"round {last[0]}"
+    if bracket:
+        return f"the {playoff_name(len(bracket[-1]))}"
+    return after_round_text(last[0], playoff_names(t))
 
 
 def after_result(t: Tournament, match: Match) -> dict[str, Any]:
@@ -266,7 +294,8 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
             for seat, seed in zip(entry["seats"], entry.get("seeds", ()), strict=False):
                 seat.seed = seed  # type: ignore[attr-defined]
             decorated.append(decorate(m, t.best_of, shown))
-        out.append({"name": playoff_name(len(decorated)), "matches": decorated})
+        number = decorated[0].round.number if decorated else None
+        out.append({"name": playoff_name(len(decorated)), "number": number, "matches": decorated})
     decided, final = bracket_state(rounds)
     return {
         "bracket": out,
@@ -281,6 +310,7 @@ def clock_panel(t: Tournament, round_: Round | None = None, **extra: Any) -> dic
     return {
         "tournament": t,
         "clock_round": round_,
+        "clock_label": round_label(round_),  # "Round 4", "Semifinals"
         "clock": clock_state(round_),
         "default_minutes": DEFAULT_ROUND_MINUTES,
         "clock_buttons": [
@@ -392,9 +422,13 @@ def with_cut_drops(t: Tournament, rows: list[Player]) -> list[Player]:
     would concede during the top cut (the drop button's confirmation says it)."""
     drops = cut_drops(t)
     shown = display_names(t) if rows else {}
+    dropped = any(p.dropped_after_round for p in rows) and t.status in CUT_STATES
+    playoff = playoff_names(t) if dropped else {}
     for p in rows:
         p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
         p.cut_drop = drops[p.pk].sentence(p.display_name) if p.pk in drops else ""  # type: ignore[attr-defined]
+        # "Dropped after round 3", or in the top cut "after the Quarterfinals".
+        p.dropped_after = after_round_text(p.dropped_after_round, playoff)  # type: ignore[attr-defined]
     return rows
 
 
@@ -459,6 +493,21 @@ def standings_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str,
         "listed": listed,
         "pager": pager(listed, q),
         "q": q,
+    }
+
+
+def playoff_round_page(t: Tournament, viewed: Round) -> dict[str, Any]:
+    """A playoff round's own screen (/manage/rounds/N/ of a top-cut round): named as the
+    bracket names it, with the bracket panel where its results are entered."""
+    bracket = bracket_rounds(t, display_names(t))
+    return {
+        "tournament": t,
+        "viewed": viewed,
+        "viewed_label": round_label(viewed),
+        "swiss_rounds": list(t.rounds.filter(playoff=False).order_by("number")),
+        "cut_check": cut_check(t),
+        **actions(t, round_summary(t), bracket=bracket),
+        **organizer_bracket(t, bracket),
     }
 
 

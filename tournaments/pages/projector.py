@@ -18,7 +18,7 @@ from typing import Any, Literal, NamedTuple
 
 from scoring.models import Standing, StandingsState
 from tournaments.models import Entry, MatchKind, Round, Status, Tournament
-from tournaments.pages.bracket import placings
+from tournaments.pages.bracket import finishes, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
@@ -27,7 +27,7 @@ from tournaments.pages.common import (
     round_label,
 )
 from tournaments.pages.event import display_names
-from tournaments.pages.public import pairing_rows, round_tables
+from tournaments.pages.public import after_label, pairing_rows, round_tables
 from tournaments.templatetags.tourney import points as format_points
 
 # Long enough to find one's name among ~60 on a page and read the table number, short
@@ -49,6 +49,7 @@ class StandingRow(NamedTuple):
     points: str
     record: str
     dropped: bool
+    finish: str = ""  # the top cut's ("5th-8th"), once decided (pages.bracket.finishes)
 
 
 def projector(t: Tournament) -> dict[str, Any]:
@@ -88,6 +89,7 @@ def projector(t: Tournament) -> dict[str, Any]:
         "pairings": pairings,
         "standings": standings,
         "after_round": state.after_round if state else None,
+        "after_label": after_label(t, state.after_round if state else None),
         "champion": (placings(t, display_names(t)) or [None])[0] if finished else None,
         "players": players,
         "poll": POLL_SECONDS,
@@ -119,6 +121,7 @@ def _standings(t: Tournament, names: Mapping[str, str]) -> list[StandingRow]:
             "player__dropped_after_round", "player__external_id",
         )
     )  # fmt: skip
+    finish = finishes(t)
     return [
         StandingRow(
             rank,
@@ -126,9 +129,17 @@ def _standings(t: Tournament, names: Mapping[str, str]) -> list[StandingRow]:
             format_points(pts),
             f"{wins}-{losses}-{draws}",
             dropped is not None,
+            finish.get(ext, ""),
         )
         for rank, pts, wins, losses, draws, name, dropped, ext in rows
     ]
+
+
+def _standing_name(row: StandingRow) -> str:
+    """The name, then the top-cut finish and the drop the standings pages show too."""
+    finish = f' <small class="proj-finish">{row.finish}</small>' if row.finish else ""
+    dropped = " <small>(dropped)</small>" if row.dropped else ""
+    return f"{escape(row.name)}{finish}{dropped}"
 
 
 def rows_html(pairings: list[PairingRow], standings: list[StandingRow], players: list[str]) -> str:
@@ -146,7 +157,7 @@ def rows_html(pairings: list[PairingRow], standings: list[StandingRow], players:
     if standings:
         return "\n".join(
             f'<li class="proj-row{" proj-dropped" if r.dropped else ""}">'
-            f'<span class="proj-rank">{r.rank}</span><span class="proj-name">{escape(r.name)}</span>'
+            f'<span class="proj-rank">{r.rank}</span><span class="proj-name">{_standing_name(r)}</span>'
             f'<span class="proj-points">{r.points}</span><span class="proj-rec">{r.record}</span></li>'
             for r in standings
         )

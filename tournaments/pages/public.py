@@ -25,8 +25,9 @@ from scoring.engine.explain import OpponentTerm, PodTerm
 from scoring.models import Standing, StandingsState
 from scoring.seats import HoodSeat, Neighbourhood
 from scoring.services import edge, explanation, points_stored
+from tournaments.domain import after_round_text, playoff_names
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
-from tournaments.pages.bracket import bracket_rounds, cut_note, named_rounds, placings
+from tournaments.pages.bracket import bracket_rounds, cut_note, finishes, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
@@ -97,21 +98,39 @@ def standings(tournament: Tournament, query: str = "", me: str = "") -> dict[str
 def _standings_context(
     tournament: Tournament, rows: list[tuple[Any, ...]], count: int, **extra: Any
 ) -> dict[str, Any]:
+    """The standings table's context. `extra` may bring what the event's view already
+    holds (`after_round`, `after_label`, `finishes`): else read here."""
     keys = list(rows[0][5]) if rows else []
     columns = [(k, SHORT_LABELS.get(k, k), k in PERCENT) for k in keys]
     if "after_round" not in extra:
         state = StandingsState.objects.filter(tournament=tournament).first()
         extra["after_round"] = state.after_round if state else None
+    if "finishes" not in extra:
+        extra["finishes"] = finishes(tournament)
+    if "after_label" not in extra:
+        extra["after_label"] = after_label(tournament, extra["after_round"])
     return {
         "tournament": tournament,
         "rows_html": standings_rows_html(
-            tournament, rows, keys, me=extra.get("me", ""), query=extra.get("query", "")
+            tournament,
+            rows,
+            keys,
+            me=extra.get("me", ""),
+            query=extra.get("query", ""),
+            finishes=extra["finishes"],
         ),
         "count": count,
         "columns": columns,
         "poll": POLL_SECONDS,
         **extra,
     }
+
+
+def after_label(t: Tournament, after_round: int | None) -> str:
+    """ "round 5", or in the top cut "the Semifinals": what the standings are after (a
+    query only once the top cut has started)."""
+    cut = after_round and t.status in (Status.TOP_CUT, Status.FINISHED)
+    return after_round_text(after_round, playoff_names(t) if cut else {})
 
 
 def near_window(position: int, count: int) -> tuple[range, range]:
@@ -141,13 +160,17 @@ class NearInputs(NamedTuple):
 
     slug: str
     after_round: int | None
+    after_label: str  # "round 5", "the Semifinals"
     count: int
     me: str  # their id
     me_name: str
     ranked: bool
     top: int  # how many of `positions` are the leaders
     gap: bool  # a gap row between the leaders and the rows around the player
-    positions: tuple[int, ...]  # 1-based, the leaders first
+    # The top cut's finishes written out: the finish column appears with the first one,
+    # and a final's result moves two finishes without moving a stored row.
+    finishes: str
+    positions: tuple[int, ...]  # 1-based, the leaders first (keep it last: near_depends)
 
 
 def near_inputs(t: Tournament, view: EventView, me: Player) -> NearInputs:
@@ -158,12 +181,14 @@ def near_inputs(t: Tournament, view: EventView, me: Player) -> NearInputs:
     return NearInputs(
         slug=t.slug,
         after_round=table.after_round,
+        after_label=after_round_text(table.after_round, view.playoff_names),
         count=count,
         me=me.external_id,
         me_name=view.display_names.get(me.external_id, me.name),
         ranked=own is not None,
         top=len(top),
         gap=bool(around) and around.start > top.stop,
+        finishes=repr(sorted(view.finishes.items())),
         positions=(*top, *around),
     )
 
@@ -183,13 +208,22 @@ def standings_near(tournament: Tournament, me: Player) -> dict[str, Any]:
     rows = [view.table.rows[i - 1] for i in inputs.positions]
     leaders, others = rows[: inputs.top], rows[inputs.top :]
     context = _standings_context(
-        tournament, leaders, inputs.count, me=me.external_id, after_round=inputs.after_round
+        tournament,
+        leaders,
+        inputs.count,
+        me=me.external_id,
+        after_round=inputs.after_round,
+        after_label=inputs.after_label,
+        finishes=view.finishes,
     )
     if others:
         keys = list(rows[0][5])
-        more = standings_rows_html(tournament, others, keys, me=me.external_id)
+        more = standings_rows_html(
+            tournament, others, keys, me=me.external_id, finishes=view.finishes
+        )
+        width = 4 + len(keys) + (1 if view.finishes else 0)
         gap_row = (
-            f'<tr class="gap"><td colspan="{4 + len(keys)}" class="meta">…</td></tr>\n'
+            f'<tr class="gap"><td colspan="{width}" class="meta">…</td></tr>\n'
             if inputs.gap
             else ""
         )
@@ -204,13 +238,16 @@ def standings_rows_html(
     keys: list[str],
     me: str = "",
     query: str = "",
+    finishes: Mapping[str, str] | None = None,
 ) -> str:
     """The table body, built directly: 2,048 rows through template tags take ~0.5 s.
 
     This is the first render after every result, so it is kept lean: numeric cells need
     no escaping (digits, '.', '%', '/' and the dash only). `me`: the row to highlight
     (aria-current: a screen reader says which row is theirs too). `query`: rows whose
-    name does not hold it are hidden (a search, `standings`).
+    name does not hold it are hidden (a search, `standings`). `finishes` (pages.bracket.
+    finishes): with any, a Finish column after the rank ("1st", "5th-8th"); the stored
+    order already puts the top cut first, by finish (scoring.engine.ranking.playoff_order).
     """
     wanted = query.casefold()
     player_url = reverse("player", kwargs={"slug": tournament.slug, "pid": "__pid__"})
@@ -229,9 +266,10 @@ def standings_rows_html(
         mine = ' aria-current="true"' if me and pid == me else ""
         hidden = " hidden" if wanted and wanted not in name.casefold() else ""
         note = " <small>(dropped)</small>" if dropped is not None else ""
+        finish = f'<td class="rec finish">{finishes.get(pid, "")}</td>' if finishes else ""
         out.append(
             (f'<tr class="{classes}"{mine}{hidden}>' if classes else f"<tr{hidden}>")
-            + f'<td class="num">{rank}</td>'
+            + f'<td class="num">{rank}</td>{finish}'
             f'<th scope="row"><a href="{head}{escape(quote(pid, safe=""))}{tail}">'
             f"{escape(shown.get(pid, name))}</a>{note}</th>"
             f'<td class="num">{format_points(points_)}</td>'

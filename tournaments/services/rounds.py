@@ -9,10 +9,11 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import connection
+from django.utils.text import capfirst
 
 from scoring.models import Standing
 from scoring.services import PairingHistory, pairing_history, points_stored
-from tournaments.domain import current_round, missing_results
+from tournaments.domain import current_round, is_plural, missing_results, round_phrase
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -55,6 +56,14 @@ def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
     return info
 
 
+def _named(round_: Round, has: str) -> str:
+    """A refusal's first words: "Round 4 still has", or in the top cut "The Semifinals
+    still have" (`has`: "still has", "already has")."""
+    what = round_phrase(round_)
+    verb = has.removesuffix("has") + "have" if is_plural(what) else has
+    return f"{capfirst(what)} {verb}"
+
+
 def pair_next_round(
     *, tournament: Tournament, agreed_byes: Sequence[int] = (), by: Any = None
 ) -> Round:
@@ -68,7 +77,7 @@ def pair_next_round(
         last = current_round(t)
         if last is not None and (missing := missing_results(last)):
             raise ServiceError(
-                f"Round {last.number} still has {missing} result(s) missing: enter them first."
+                f"{_named(last, 'still has')} {missing} result(s) missing: enter them first."
             )
         if t.status == Status.FINISHED:
             raise ServiceError("The tournament is finished.")
@@ -305,7 +314,7 @@ def undo_round(*, tournament: Tournament, by: Any = None) -> int:
             kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
         ).exists():
             raise ServiceError(
-                f"Round {last.number} already has results: clear them before undoing the pairing."
+                f"{_named(last, 'already has')} results: clear them before undoing the pairing."
             )
         number = last.number
         if t.system == System.POD:
@@ -347,7 +356,7 @@ def cut_to_next_phase(
         if last is None:
             raise ServiceError("Play at least one round before a cut.")
         if missing := missing_results(last):
-            raise ServiceError(f"Round {last.number} still has {missing} result(s) missing.")
+            raise ServiceError(f"{_named(last, 'still has')} {missing} result(s) missing.")
         standings = Standing.objects.filter(
             tournament=t,
             player__dropped_after_round__isnull=True,

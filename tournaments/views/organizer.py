@@ -17,10 +17,12 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import live, services
+from tournaments.domain import current_round, is_plural, round_label, round_phrase
 from tournaments.forms import (
     CutForm,
     GameForm,
@@ -182,7 +184,14 @@ def round_context(
 @require_GET
 def round_view(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The round screen: one compact row per table, quick entry by keyboard, the missing
-    results only, a player found by name."""
+    results only, a player found by name. A playoff round's screen is the bracket, named
+    as it names that round ("Final"): its results are entered there."""
+    viewed = get_object_or_404(Round, tournament=tournament, number=number)
+    if viewed.playoff:
+        t = Tournament.objects.get(pk=tournament.pk)
+        ctx = pages.playoff_round_page(t, viewed)
+        template = T + ("_bracket.html" if partial(request) else "playoff_round.html")
+        return render(request, template, ctx)
     ctx = round_context(tournament, number, round_filters(request))
     template = T + ("_rounds.html" if request.htmx else "round.html")
     return render(request, template, ctx)
@@ -307,7 +316,9 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
 
 def match_context(tournament: Tournament, pk: int, **extra: Any) -> dict[str, Any]:
     match = pages.match_row(tournament, pk)
-    return {"tournament": tournament, "match": match, "m": match, **extra}
+    # "round 4", or in the top cut the round's name: "Final".
+    where = round_label(match.round) if match.round.playoff else f"round {match.round.number}"
+    return {"tournament": tournament, "match": match, "m": match, "where": where, **extra}
 
 
 @manager_required
@@ -558,18 +569,24 @@ def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    what = "Playoff round" if round_.playoff else "Round"
-    return board_action(request, tournament, notice=f"{what} {round_.number} is paired.")
+    what = round_phrase(round_)  # "round 4", or in the top cut "the Semifinals"
+    verb = "are" if is_plural(what) else "is"
+    return board_action(request, tournament, notice=f"{capfirst(what)} {verb} paired.")
 
 
 @manager_required
 @require_POST
 def undo(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    # Named before it goes: the service deletes the round ("the Final", "round 6").
+    paired = current_round(tournament)
+    what = round_phrase(paired) if paired is not None else ""
     try:
         number = services.undo_round(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    return board_action(request, tournament, notice=f"The pairing of round {number} is undone.")
+    if paired is None or paired.number != number:  # another undo came in between
+        what = f"round {number}"
+    return board_action(request, tournament, notice=f"The pairing of {what} is undone.")
 
 
 @manager_required
