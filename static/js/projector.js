@@ -21,7 +21,7 @@
   // Layouts are cached by the rows' text and the board's size: the fragment is swapped in
   // on every poll, and a result changes no pairing, so a round is measured once (2,048
   // rows take a few hundred ms on a slow laptop).
-  var state = { page: 0, pages: [[[]]], key: "", cols: 1, scale: 1, nameShare: "", screen: "" };
+  var state = { page: 0, pages: [[[]]], key: "", cols: 1, scale: 1, spread: 0, nameShare: "", screen: "" };
   var timer = null;
 
   function turnMs(section) {
@@ -97,10 +97,18 @@
     // ellipsis rather than take a column from everyone. The opponent, in smaller type
     // on one line, gets its 75th: a long one ends in an ellipsis.
     var name = percentile(names, 0.95), other = percentile(others, 0.75);
+    // A short list made larger shows every name and opponent whole: it sizes by the widest.
+    var widestName = percentile(names, 1), widestOther = percentile(others, 1);
     return {
       wide: Math.ceil(name + other + percentile(fixed, 1)) + 2,
-      nameShare: others.length ? Math.max(0.5, Math.min(4, name / Math.max(1, other))).toFixed(2) : "",
+      nameShare: share(others.length, name, other),
+      widest: Math.ceil(widestName + widestOther + percentile(fixed, 1)) + 2,
+      widestShare: share(others.length, widestName, widestOther),
     };
+  }
+
+  function share(withOthers, name, other) {
+    return withOthers ? Math.max(0.5, Math.min(4, name / Math.max(1, other))).toFixed(2) : "";
   }
 
   // On the board, never on the section: htmx's settling rewrites the section's style.
@@ -108,6 +116,8 @@
     board.style.setProperty("--proj-cols", String(state.cols));
     if (state.scale !== 1) board.style.setProperty("--proj-scale", state.scale.toFixed(3));
     else board.style.removeProperty("--proj-scale");
+    if (state.spread) board.style.setProperty("--proj-spread", state.spread + "px");
+    else board.style.removeProperty("--proj-spread");
     if (state.nameShare) board.style.setProperty("--name-share", state.nameShare);
     else board.style.removeProperty("--name-share");
   }
@@ -161,6 +171,7 @@
     if (page.length) pages.push(page);
     if (!pages.length) pages.push([[]]);
     pages.room = room;
+    pages.heights = heights;
     pages.rowsHeight = heights.reduce(function (a, b) { return a + b; }, 0);
     return pages;
   }
@@ -170,6 +181,7 @@
   function paginate(section) {
     var board = section.projBoard;
     state.scale = 1;
+    state.spread = 0;
     applyColumns(board);
     board.textContent = "";
     var natural = naturalWidths(section);
@@ -179,8 +191,10 @@
     cols = Math.max(1, Math.min(MAX_COLUMNS, cols));
     var pages = deal(section, cols);
     if (pages.length === 1 && section.projRows.length) {
-      var larger = enlarge(section, natural.wide, gap, width, pages);
+      state.nameShare = natural.widestShare;
+      var larger = enlarge(section, natural.widest, gap, width, pages);
       if (larger) return larger;
+      state.nameShare = natural.nameShare;
       state.scale = 1;
       return deal(section, cols);
     }
@@ -200,12 +214,42 @@
       if (scale > best.scale) best = { cols: cols, scale: scale };
     }
     // Borders and wrapped names do not grow in proportion: a little less, then less again.
-    for (var scale = best.scale * 0.97; scale > 1.05; scale *= 0.93) {
+    for (var scale = best.scale * 0.99; scale > 1.05; scale *= 0.95) {
       state.scale = scale;
       var pages = deal(section, best.cols);
-      if (pages.length === 1) return pages;
+      var even = pages.length === 1 && balance(pages.heights, pages.room, best.cols);
+      if (even) {
+        // Limited by the width: the rows spread down the screen (a little short of it:
+        // heights are fractional).
+        var tallest = Math.max.apply(null, even.map(function (c) {
+          return c.reduce(function (sum, i) { return sum + pages.heights[i]; }, 0);
+        }));
+        var most = Math.max.apply(null, even.map(function (c) { return c.length; }));
+        state.spread = Math.max(0, Math.floor((pages.room - tallest) / most) - 1);
+        return [even];
+      }
     }
     return null;
+  }
+
+  // The rows in `cols` columns of as even a count as their heights allow (16 rows in two
+  // columns: 8 and 8, not 13 and 3), or null when they do not fit.
+  function balance(heights, room, cols) {
+    var per = Math.ceil(heights.length / cols), columns = [], column = [], used = 0;
+    heights.forEach(function (h, i) {
+      if (column.length && (column.length === per || used + h > room)) {
+        columns.push(column);
+        column = [];
+        used = 0;
+      }
+      column.push(i);
+      used += h;
+    });
+    if (column.length) columns.push(column);
+    var fits = columns.every(function (c) {
+      return c.reduce(function (sum, i) { return sum + heights[i]; }, 0) <= room;
+    });
+    return fits && columns.length <= cols ? columns : null;
   }
 
   function render(section) {
@@ -229,9 +273,35 @@
     }
   }
 
+  // The bracket (during the top cut) is not paged: its text is made smaller until every
+  // round's games fit the board's height (long names wrap to more lines).
+  function fitBracket(section) {
+    var bracket = section.querySelector(".proj-bracket");
+    if (!bracket) return;
+    var scale = 1;
+    bracket.style.removeProperty("--bracket-scale");
+    // Each game has an equal share of its round's height (projector.css): none may need more.
+    function overflows() {
+      return Array.prototype.some.call(bracket.querySelectorAll(".proj-bgames"), function (games) {
+        var slot = games.getBoundingClientRect().height / Math.max(1, games.children.length);
+        return Array.prototype.some.call(games.children, function (game) {
+          return game.getBoundingClientRect().height > slot - 4;
+        });
+      });
+    }
+    while (scale > 0.3 && overflows()) {
+      scale *= 0.92;
+      bracket.style.setProperty("--bracket-scale", scale.toFixed(3));
+    }
+  }
+
   function layout(force) {
     var section = document.getElementById("projector");
-    if (!section || !adopt(section)) return;
+    if (!section) return;
+    if (!adopt(section)) {
+      fitBracket(section);
+      return;
+    }
     // The pager takes its room before the board is measured.
     var pager = section.querySelector("[data-proj-pager]");
     if (pager) pager.hidden = false;

@@ -99,6 +99,8 @@ def projector(t: Tournament) -> dict[str, Any]:
         "bracket": bracket,
         # The first round's match count: projector.css sizes the bracket by it.
         "bracket_games": len(bracket[0][1]) if bracket else 0,
+        # From the bracket itself: an imported event's plan may not say the cut's size.
+        "bracket_size": 2 * len(bracket[0][1]) if bracket else 0,
         "poll": POLL_SECONDS,
         "turn_ms": PAGE_TURN_MS,
         "version": t.version,
