@@ -308,3 +308,25 @@ def test_the_share_page_prints_its_qr_code_without_the_organizers_navigation(
     assert not page.locator("nav").first.is_visible()
     assert page.locator(".share-print img").is_visible()
     assert page.locator(".share-print h1").inner_text() == "Thursday Club Modern"
+
+
+def test_plus_and_minus_set_this_screens_text_size_and_it_is_kept_on_reload(
+    browser: Any, live_server: Any
+) -> None:
+    t = import_document(paired_doc(301))
+    for page in screen(browser, live_server, "1080p"):
+        page.goto(f"{page.base_url}/t/{t.slug}/projector/?interval=600000")
+        page.locator("[data-proj-pager]:not([hidden])").wait_for()
+        before = page.evaluate(LOOK)
+        page.keyboard.press("+")
+        page.keyboard.press("+")
+        larger = page.evaluate(LOOK)
+        assert larger["nameSize"] == pytest.approx(1.2 * before["nameSize"], rel=0.01)
+        assert larger["cut"] == [] and larger["split"] == [] and not larger["scrolls"]
+        assert int(larger["pager"].split()[-1]) > int(before["pager"].split()[-1])
+        page.reload()
+        page.locator("[data-proj-pager]:not([hidden])").wait_for()
+        assert page.evaluate(LOOK)["nameSize"] == pytest.approx(larger["nameSize"], rel=0.01)
+        page.keyboard.press("-")
+        page.keyboard.press("-")
+        assert page.evaluate(LOOK)["nameSize"] == pytest.approx(before["nameSize"], rel=0.01)
