@@ -192,7 +192,7 @@ def test_the_private_page_names_the_namesake_opponent_apart(
     token = reg.issue_link(player=Player.objects.get(tournament=twins, external_id="p1"))
     response = client.get(f"/p/{token}/", **extra)
     page = body(response)
-    assert f"<span class=\"vs\">vs</span> {TWO}" in page  # the status card (issue 25 item 2)
+    assert f'<span class="vs">vs</span> {TWO}' in page  # the status card (issue 25 item 2)
     assert response.context["player_name"] == ONE
     assert response.context["report"]["opponent_name"] == TWO
 

@@ -13,6 +13,7 @@ from django.urls import URLPattern
 from tournaments import services
 from tournaments.models import AuditEntry, Match, MatchKind, Tournament
 from tournaments.urls_organizer import urlpatterns
+from tournaments.urls_print import urlpatterns as print_urlpatterns
 
 pytestmark = pytest.mark.django_db
 
@@ -35,11 +36,16 @@ READ_ONLY = {
     "manage_jump", "manage_match", "manage_match_row", "manage_top_tables",
     "manage_players", "manage_standings", "manage_standings_top",
 }  # fmt: skip
+# The print views (GET only, under manage/print/); this event is no draft pod, so its pod
+# seating answers "nothing to print" (404) once the permission check has let one in.
+PRINTS = {p.name for p in print_urlpatterns if isinstance(p, URLPattern)}
+READ_ONLY |= PRINTS
+NOT_FOUND_FOR_MANAGERS = {"print_pod_seating"}
 ROLES = ["owner", "staff", "stranger", "anonymous"]
 
 
 def endpoints() -> list[URLPattern]:
-    return [p for p in urlpatterns if isinstance(p, URLPattern)]
+    return [p for p in [*urlpatterns, *print_urlpatterns] if isinstance(p, URLPattern)]
 
 
 @pytest.fixture
@@ -71,7 +77,8 @@ def path_for(pattern: URLPattern, world: dict[str, Any]) -> str:
     route = route.replace("<int:number>", str(kwargs.get("number", ""))).replace(
         "<int:pk>", str(kwargs.get("pk", ""))
     )
-    return f"/t/{t.slug}/manage/{route}"
+    prefix = "manage/print/" if pattern.name in PRINTS else "manage/"
+    return f"/t/{t.slug}/{prefix}{route}"
 
 
 def state(t: Tournament) -> tuple[Any, ...]:
@@ -110,5 +117,7 @@ def test_only_owner_and_staff_may_use_an_organizer_endpoint(
         # "finish".
         assert response.status_code == 403
         assert state(world["t"]) == before
+    elif name in NOT_FOUND_FOR_MANAGERS:
+        assert response.status_code == 404
     else:
         assert response.status_code in (200, 302, 422), response.status_code

@@ -11,4 +11,5 @@ urlpatterns: list[URLPattern] = [
     path("slips/", printing.slips, name="print_slips"),
     path("standings/", printing.standings, name="print_standings"),
     path("pod-seating/", printing.pod_seating, name="print_pod_seating"),
+    path("poster/", printing.poster, name="print_poster"),
 ]

@@ -1,7 +1,8 @@
 """The organizer's print views' read model: plain data (and ready row HTML) for paper.
 
 Pairings for the wall (by name, by table), match result slips, standings and a draft
-pod's seating, for one round. The big lists come as HTML strings built here, as on the
+pod's seating, for one round; and the registration poster (the event's name, the QR
+code of its registration form and that form's address). The big lists come as HTML strings built here, as on the
 public pages: 2,048 rows through template tags cost several times more, and a print run
 at a 1,024-table event is exactly when the organizer is waiting.
 """
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 
 from django.db.models import QuerySet
 
+from tournaments.domain import registration_closed_reason
 from tournaments.models import MatchKind, Round, Seat, System, Tournament
 from tournaments.pages import public
 from tournaments.pages.common import current_round, round_label
@@ -251,4 +253,16 @@ def index(t: Tournament, round_: Round | None) -> dict[str, Any]:
         **_header(t, round_),
         "rounds": list(t.rounds.values_list("number", flat=True)),
         "is_pod": t.system == System.POD,
+    }
+
+
+def poster(t: Tournament, address: str) -> dict[str, Any]:
+    """The registration poster: the event's name, the QR code of its registration form
+    and the form's `address` (as a phone on the venue's network reaches it), nothing
+    else on the paper. `closed`: why the form takes no entry now (said on screen only,
+    the poster being printed ahead of opening), None while it is open."""
+    return {
+        **_header(t, None),
+        "address": address,
+        "closed": registration_closed_reason(t),
     }

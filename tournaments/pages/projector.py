@@ -2,9 +2,11 @@
 
 While a round is open (a result still to come) the projector shows that round's
 pairings by player name; once every result is in, the standings; before round 1, the
-players registered, by name (so each can check they are in). How many rows fit on a screen is not decided
-here: the browser measures the rows against its own viewport (static/js/projector.js),
-so a 1080p projector and a 4K screen both show every row with none cut.
+players registered, by name (so each can check they are in); during the top cut, the
+bracket, each match with its table. How many rows fit on a screen is not decided here:
+the browser measures the rows against its own viewport (static/js/projector.js), so a
+1080p projector and a 4K screen both show every row with none cut, the 4K one over far
+fewer pages (static/css/projector.css: the text grows less than the screen).
 
 The rows come as one ready HTML string (rows_html) beside the plain rows: 2,048 rows
 through template tags take ~180 ms, built here ~5 ms (as pages/public.py does).
@@ -18,7 +20,7 @@ from typing import Any, Literal, NamedTuple
 
 from scoring.models import Standing, StandingsState
 from tournaments.models import Entry, MatchKind, Round, Status, Tournament
-from tournaments.pages.bracket import finishes, placings
+from tournaments.pages.bracket import bracket_rounds, finishes, named_rounds, placings
 from tournaments.pages.common import (
     POLL_SECONDS,
     clock_state,
@@ -28,13 +30,14 @@ from tournaments.pages.common import (
 )
 from tournaments.pages.event import display_names
 from tournaments.pages.public import after_label, pairing_rows, round_tables
+from tournaments.rules import playoff_name
 from tournaments.templatetags.tourney import points as format_points
 
 # Long enough to find one's name among ~60 on a page and read the table number, short
 # enough that 5 pages (300 players) come round within a minute.
 PAGE_TURN_MS = 12_000
 
-Mode = Literal["pairings", "standings", "players"]
+Mode = Literal["pairings", "standings", "players", "bracket"]
 
 
 class PairingRow(NamedTuple):
@@ -61,7 +64,10 @@ def projector(t: Tournament) -> dict[str, Any]:
     standings: list[StandingRow] = []
     players: list[str] = []
     names = display_names(t)
-    if round_ is None:
+    bracket = bracket_view(t, names) if t.status == Status.TOP_CUT else []
+    if bracket:
+        mode = "bracket"
+    elif round_ is None:
         mode = "players"
         players = sorted(
             (
@@ -92,10 +98,38 @@ def projector(t: Tournament) -> dict[str, Any]:
         "after_label": after_label(t, state.after_round if state else None),
         "champion": (placings(t, display_names(t)) or [None])[0] if finished else None,
         "players": players,
+        "bracket": bracket,
+        # The first round's match count: projector.css sizes the bracket by it.
+        "bracket_games": len(bracket[0][1]) if bracket else 0,
+        # From the bracket itself: an imported event's plan may not say the cut's size.
+        "bracket_size": 2 * len(bracket[0][1]) if bracket else 0,
         "poll": POLL_SECONDS,
         "turn_ms": PAGE_TURN_MS,
         "version": t.version,
     }
+
+
+def bracket_view(t: Tournament, names: Mapping[str, str]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The top cut as the projector draws it: the rounds played so far (pages.bracket:
+    tables, seeds, winners), then the rounds to come as empty games, so the whole
+    bracket keeps its shape from the quarterfinals on. An empty game says whose winners
+    meet in it ("pending": the tables of the two games it follows, None when not set)."""
+    rounds = named_rounds(bracket_rounds(t, names))
+    if not rounds:
+        return []
+    games = len(rounds[-1][1])
+    last_tables: list[int | None] = [entry["match"].table for entry in rounds[-1][1]]
+    while games > 1:
+        games //= 2
+        pending = [
+            {"pending": (last_tables[2 * k], last_tables[2 * k + 1])}
+            if len(last_tables) == 2 * games
+            else {"pending": (None, None)}
+            for k in range(games)
+        ]
+        rounds.append((playoff_name(games), pending))
+        last_tables = [None] * games
+    return rounds
 
 
 def _pairings(round_: Round, names: Mapping[str, str]) -> list[PairingRow]:

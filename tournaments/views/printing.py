@@ -1,4 +1,5 @@
-"""The organizer's print views: pairings for the wall, result slips, standings, pod seating.
+"""The organizer's print views: pairings for the wall, result slips, standings, pod seating
+and the registration poster.
 
 GET-only screens for managers, one each. They are plain pages made for paper (print.css:
 A4 or Letter, no navigation); an HTMX request gets the partial the page includes.
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_GET
 from tournaments.models import Round, System, Tournament
 from tournaments.pages import printing as pages
 from tournaments.permissions import manager_required
+from tournaments.venue import phone_url
 
 T = "tournaments/print/"
 # The index's links; all but the ROUNDLESS ones carry the chosen ?round=.
@@ -28,8 +30,9 @@ VIEWS = {
     "slips": "print_slips",
     "standings": "print_standings",
     "pod_seating": "print_pod_seating",
+    "poster": "print_poster",
 }
-ROUNDLESS = {"standings", "pod_seating"}
+ROUNDLESS = {"standings", "pod_seating", "poster"}
 
 
 def _query(round_: Round | None, paper: str, *, with_round: bool = True) -> str:
@@ -159,3 +162,14 @@ def pod_seating(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )  # fmt: skip
     context = {**context, **_frame(request, tournament, None, paper)}
     return _respond(request, tournament, "pod_seating", context)
+
+
+@require_GET
+@manager_required
+def poster(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The registration poster: the address a phone on the venue's network opens (the
+    same as the QR code's, tournaments.views.registration.register_qr)."""
+    paper = pages.paper_of(request.GET.get("paper"))
+    address = phone_url(request, reverse("registration_form", args=[tournament.slug]))
+    context = {**pages.poster(tournament, address), **_frame(request, tournament, None, paper)}
+    return _respond(request, tournament, "poster", context)
