@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from typing import Any
+from zoneinfo import available_timezones
 
 from django import forms
+from django.conf import settings
 
 from tournaments.models import Seat, System
 from tournaments.rules import TOP_CUT_CHOICES, TOP_CUT_SIZES
@@ -35,6 +37,13 @@ class TournamentForm(forms.Form):
         choices=[(n, f"Top {n}" if n else "No top cut") for n in TOP_CUT_CHOICES],
         coerce=int,
         initial=0,
+    )
+    time_zone = forms.ChoiceField(
+        choices=lambda: [(z, z) for z in sorted(available_timezones())],
+        initial=lambda: settings.TIME_ZONE,
+        required=False,  # empty: the server's (settings.TIME_ZONE)
+        label="Time zone",
+        help_text="Where the event is played: the audit log's times are in it.",
     )
 
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from zoneinfo import available_timezones
 
 from scoring.engine.records import SYSTEMS
 from tournaments import names
@@ -249,6 +250,9 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
         c.add("event.top_cut", f"must be 0, 2, 4 or 8, got {event.get('top_cut')!r}")
     if event.get("planned_rounds") is not None:
         c.count("event.planned_rounds", event["planned_rounds"], minimum=1, maximum=30)
+    zone = event.get("time_zone", "")
+    if zone and (not isinstance(zone, str) or zone not in available_timezones()):
+        c.add("event.time_zone", f"unknown time zone {zone!r}")
     made = event.get("made_phase", {})
     if c.expect("event.made_phase", made, dict, "an object"):
         for pid, phase in made.items():
@@ -500,6 +504,7 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         "phase": tournament.phase,
         "top_cut": tournament.top_cut,
         "planned_rounds": tournament.planned_rounds,
+        "time_zone": tournament.time_zone,
         "made_phase": {
             ext: made
             for ext, made in tournament.players.order_by("id").values_list(

@@ -41,6 +41,9 @@ class Tournament(models.Model):
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.REGISTRATION)
     planned_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     top_cut = models.PositiveSmallIntegerField(default=0)
+    # The event's IANA time zone ("Europe/Paris"): the times its organizer reads (the
+    # audit log) are in it. Empty: the server's (settings.TIME_ZONE).
+    time_zone = models.CharField(max_length=64, blank=True, default="")
     # The Swiss phase being played (2 = Day 2 after a cut; shared/spec/scoring.md, phases).
     phase = models.PositiveSmallIntegerField(default=1)
     owner = models.ForeignKey(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -210,7 +211,15 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
+# The server's zone (default: the machine's, tournaments.venue.local_zone_name): times the
+# organizer reads are shown in an event's own zone (Tournament.time_zone), else in this.
+TIME_ZONE = os.environ.get("TIME_ZONE") or venue.local_zone_name()
+try:
+    ZoneInfo(TIME_ZONE)
+except (ValueError, ZoneInfoNotFoundError):
+    raise ImproperlyConfigured(
+        f"TIME_ZONE={TIME_ZONE!r} is not a time zone (e.g. Europe/Paris)"
+    ) from None
 USE_I18N = True
 USE_TZ = True
 

@@ -6,6 +6,7 @@ Standard library only: settings.py imports this module before Django is configur
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import re
@@ -82,6 +83,26 @@ def check_address(address: str) -> str:
             f"{address!r} is not an IPv4 address or a host name (for example 192.168.1.23)"
         )
     return address.lower()
+
+
+def local_zone_name(environ: Mapping[str, str] | None = None) -> str:
+    """The machine's time zone by its IANA name ("Europe/Paris"), for TIME_ZONE's default:
+    a laptop at a venue is set to the venue's zone, and times the organizer reads (the
+    audit log) should be the venue's. TZ, then /etc/timezone, then the /etc/localtime
+    link; "UTC" when none names a zone this Python knows."""
+    from zoneinfo import available_timezones
+
+    known = available_timezones()
+    env = os.environ if environ is None else environ
+    candidates = [env.get("TZ", "").lstrip(":")]
+    with contextlib.suppress(OSError):
+        candidates.append(Path("/etc/timezone").read_text().strip())
+    try:
+        target = str(Path("/etc/localtime").resolve())
+        candidates.append(target.partition("zoneinfo/")[2])
+    except OSError:
+        pass
+    return next((c for c in candidates if c in known), "UTC")
 
 
 def is_loopback(address: str) -> bool:

@@ -848,7 +848,7 @@ def _playoff_names(t: Tournament) -> dict[int, str]:
 
 
 def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
-    tz = ZoneInfo(settings.TIME_ZONE)
+    tz = ZoneInfo(t.time_zone or settings.TIME_ZONE)
     span = t.audit.aggregate(first=Min("at"), last=Max("at"))
     first, last = span["first"], span["last"]
     with_date = bool(first and last and first.astimezone(tz).date() != last.astimezone(tz).date())

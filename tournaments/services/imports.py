@@ -136,12 +136,13 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     t.phase = event.get("phase", t.phase)
     t.top_cut = event.get("top_cut", t.top_cut)
     t.planned_rounds = event.get("planned_rounds", t.planned_rounds)
+    t.time_zone = event.get("time_zone", t.time_zone) or ""
     reg = event.get("registration", {})
     t.registration_open = reg.get("open", t.registration_open)
     t.registration_cap = reg.get("cap", t.registration_cap)
     t.registration_approval = reg.get("approval", t.registration_approval)
     t.check_in = reg.get("check_in", t.check_in)
-    t.save(update_fields=["status", "phase", "top_cut", "planned_rounds", "registration_open",
+    t.save(update_fields=["status", "phase", "top_cut", "planned_rounds", "time_zone", "registration_open",
                           "registration_cap", "registration_approval", "check_in"])  # fmt: skip
     players = _restore_players(t, event, notes)
     _restore_reports(event.get("reports", []), players)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from typing import Any
+from zoneinfo import available_timezones
 
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
@@ -57,6 +58,7 @@ def create_tournament(
     top_cut: int = 0,
     seed: int | None = None,
     owner: Any = None,
+    time_zone: str = "",
 ) -> Tournament:
     name = name.strip()
     if not name:
@@ -67,6 +69,8 @@ def create_tournament(
         raise ServiceError("Matches are best of 1 or best of 3.")
     if top_cut not in TOP_CUT_CHOICES:
         raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+    if time_zone and time_zone not in available_timezones():
+        raise ServiceError(f"Unknown time zone {time_zone!r}: choose one such as Europe/Paris.")
     with transaction.atomic():
         tournament = insert_tournament(
             name=name,
@@ -76,6 +80,7 @@ def create_tournament(
             top_cut=top_cut,
             seed=new_seed() if seed is None else seed,
             owner=owner,
+            time_zone=time_zone,
         )
         with writing(tournament, by=owner) as w:
             tournament = w.tournament  # the row as written, its version included
