@@ -191,8 +191,11 @@ class Filters:
         return True
 
 
-def round_screen(t: Tournament, round_: Round, filters: Filters) -> dict[str, Any]:
-    """The round's rows (filtered) with their counts, for the round screen."""
+def round_screen(
+    t: Tournament, round_: Round, filters: Filters, *, limit: int | None = None
+) -> dict[str, Any]:
+    """The round's rows (filtered) with their counts, for the round screen; at most
+    `limit` of them (the event screen's), those still waiting for a result first."""
     rows = rows_of(round_, names=display_names(t))
     # Players' own reports: the ones to check, with the organizer's panel to settle them
     # (one query when nobody reported anything).
@@ -203,8 +206,14 @@ def round_screen(t: Tournament, round_: Round, filters: Filters) -> dict[str, An
     )
     check_ids = {r["pk"] for r in reports["rows"]}
     shown = [r for r in rows if filters.keep(r, check_ids)]
+    capped = limit is not None and len(shown) > limit
+    if capped:
+        waiting = [r for r in shown if r.open]
+        kept = {id(r) for r in (waiting + [r for r in shown if not r.open])[:limit]}
+        shown = [r for r in shown if id(r) in kept]
     tables = [r.table for r in rows if r.table]
     return {
+        "capped": capped,
         "rows_html": rows_html(t, shown),
         "shown_count": len(shown),
         "table_count": len(rows),
