@@ -170,10 +170,10 @@ LIVE_STREAM_THREADS = env_bool("LIVE_STREAM_THREADS", DEBUG)
 # Under ASGI (tournaments/asgi.py) the pages run in this many threads per process.
 WEB_THREADS = env_int("WEB_THREADS", 8)
 # Event streams one process holds (also bounded by its open-file limit, tournaments/
-# stream.py), and from one client address: a venue's NAT puts every phone behind one
-# address (1,000 players with two pages open: 2,000 streams over the workers), while
-# one client opening thousands must not take the files the pages need (issue 24 item 6).
-# A refused stream is not an error: the page polls every few seconds instead.
+# stream.py), and from one client address once the process holds half of that: a venue's
+# NAT puts every phone behind one address (2,000 phones with two pages open: 4,000
+# streams), while one client opening thousands must not take the files the pages need
+# (issue 24 item 6). A refused stream is not an error: the page polls instead.
 STREAMS_PER_PROCESS = env_int("STREAMS_PER_PROCESS", 10_000)
 STREAMS_PER_ADDRESS = env_int("STREAMS_PER_ADDRESS", 1_000)
 # "What do I need?" (scoring/outlooks.py): simulations per round, and whether they run in a
