@@ -139,10 +139,25 @@ def display_names(t: Tournament) -> dict[str, str]:
     kept = t.__dict__.get("_display_names")
     if kept is not None and kept[0] == t.version:
         return kept[1]
-    rows = t.players.exclude(entry=Entry.REJECTED).order_by("pk")
-    shown = names.display_names(rows.values_list("external_id", "name"))
+    # This process's last reading, when the writes since changed only results or figures
+    # (the change log says so, from the cache): a result entry then reads no player row
+    # (at 8,192 players every one, for the two names its row shows).
+    event = (t.pk, t.created_at.timestamp())
+    last = _NAMES.get(event)
+    if last is not None and last[0] <= t.version and changes_since(t, last[0]) is not None:
+        shown = last[1]
+    else:
+        rows = t.players.exclude(entry=Entry.REJECTED).order_by("pk")
+        shown = names.display_names(rows.values_list("external_id", "name"))
+    if len(_NAMES) > 64 and event not in _NAMES:
+        _NAMES.clear()  # a server of many events: keep the memo small
+    _NAMES[event] = (t.version, shown)
     t.__dict__["_display_names"] = (t.version, shown)
     return shown
+
+
+# Per event, the version of the last names read and the names (display_names).
+_NAMES: dict[tuple[int, float], tuple[int, dict[str, str]]] = {}
 
 
 def namesakes(t: Tournament) -> dict[str, str]:
