@@ -65,6 +65,30 @@ def paired_doc(
     }
 
 
+def swiss_doc(
+    name: str, rounds: list[str], *, players: int, seed: int, names: str = "Player {i}"
+) -> dict[str, Any]:
+    """An event whose Swiss rounds are written one line each ("p1-p2 p3-p4": tables in
+    order, the first seat winning 2-1), of `players` players named by `names`."""
+    return {
+        "format": "swiss-tournament/1", "name": name, "system": "mtr", "best_of": 3,
+        "seed": seed,
+        "players": [{"id": f"p{i}", "name": names.format(i=i)} for i in range(1, players + 1)],
+        "rounds": [
+            {"number": number, "matches": [
+                {"table": table, "players": pair.split("-"), "wins": [2, 1], "draws": 0}
+                for table, pair in enumerate(line.split(), start=1)
+            ]}
+            for number, line in enumerate(rounds, start=1)
+        ],
+    }  # fmt: skip
+
+
+def fresh(t: Tournament) -> Tournament:
+    """The event as stored now (services return the row as they wrote it)."""
+    return Tournament.objects.get(pk=t.pk)
+
+
 # --- Real threads and connections (tests/test_concurrency.py and its neighbours) ---------
 
 

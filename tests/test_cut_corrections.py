@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.template.loader import render_to_string
 from django.test import Client
 
+from tests.helpers import fresh, swiss_doc
 from tournaments import services
 from tournaments.models import AuditAction, AuditEntry, Match, Seat, Tournament
 from tournaments.pages import public
@@ -41,25 +42,10 @@ def cut(owner: User) -> Tournament:
 
     Round 4, table 2 is Player 12 (seed 4, 9 points) beating Player 15 (9th, 6 points).
     """
-    doc = {
-        "format": "swiss-tournament/1", "name": "Cut Correction", "system": "mtr",
-        "best_of": 3, "seed": 3,
-        "players": [{"id": f"p{i}", "name": f"Player {i:02}"} for i in range(1, 17)],
-        "rounds": [
-            {"number": number, "matches": [
-                {"table": table, "players": pair.split("-"), "wins": [2, 1], "draws": 0}
-                for table, pair in enumerate(line.split(), start=1)
-            ]}
-            for number, line in enumerate(ROUNDS, start=1)
-        ],
-    }  # fmt: skip
+    doc = swiss_doc("Cut Correction", ROUNDS, players=16, seed=3, names="Player {i:02}")
     t = services.import_document(doc, owner=owner)
     services.start_top_cut(tournament=t, size=8, by=owner)
     return fresh(t)
-
-
-def fresh(t: Tournament) -> Tournament:
-    return Tournament.objects.get(pk=t.pk)
 
 
 def swiss_match(t: Tournament, number: int, table: int) -> Match:

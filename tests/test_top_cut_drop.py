@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.helpers import full_recompute, stored_standings
+from tests.helpers import fresh, full_recompute, stored_standings, swiss_doc
 from tournaments import services
 from tournaments.domain import played_bracket
 from tournaments.models import (
@@ -42,25 +42,10 @@ QUARTERFINALS = 4  # round number of the quarterfinals
 @pytest.fixture
 def cut(owner: User) -> Tournament:
     """Eight players, three Swiss rounds, the top 8 started: four quarterfinals, no result."""
-    doc = {
-        "format": "swiss-tournament/1", "name": "Top Cut Drop", "system": "mtr",
-        "best_of": 3, "seed": 11,
-        "players": [{"id": f"p{i}", "name": f"Player {i}"} for i in range(1, 9)],
-        "rounds": [
-            {"number": number, "matches": [
-                {"table": table, "players": pair.split("-"), "wins": [2, 1], "draws": 0}
-                for table, pair in enumerate(line.split(), start=1)
-            ]}
-            for number, line in enumerate(ROUNDS, start=1)
-        ],
-    }  # fmt: skip
+    doc = swiss_doc("Top Cut Drop", ROUNDS, players=8, seed=11)
     t = services.import_document(doc, owner=owner)
     services.start_top_cut(tournament=t, size=8, by=owner)
     return fresh(t)
-
-
-def fresh(t: Tournament) -> Tournament:
-    return Tournament.objects.get(pk=t.pk)
 
 
 def table(t: Tournament, number: int, at: int) -> tuple[Match, Player, Player]:

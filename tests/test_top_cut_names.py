@@ -24,7 +24,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tests.helpers import stored_standings
+from tests.helpers import fresh, stored_standings, swiss_doc
 from tournaments import live, services
 from tournaments.models import Match, Player, Tournament
 
@@ -48,25 +48,10 @@ SWISS = [
 @pytest.fixture
 def cut(owner: User) -> Tournament:
     """Ten players, three Swiss rounds, the top 8 paired: four quarterfinals to play."""
-    doc = {
-        "format": "swiss-tournament/1", "name": "Cut Names", "system": "mtr",
-        "best_of": 3, "seed": 5,
-        "players": [{"id": f"p{i}", "name": f"Player {i}"} for i in range(1, 11)],
-        "rounds": [
-            {"number": number, "matches": [
-                {"table": table, "players": pair.split("-"), "wins": [2, 1], "draws": 0}
-                for table, pair in enumerate(line.split(), start=1)
-            ]}
-            for number, line in enumerate(SWISS, start=1)
-        ],
-    }  # fmt: skip
+    doc = swiss_doc("Cut Names", SWISS, players=10, seed=5)
     t = services.import_document(doc, owner=owner)
     services.start_top_cut(tournament=t, size=8, by=owner)
     return fresh(t)
-
-
-def fresh(t: Tournament) -> Tournament:
-    return Tournament.objects.get(pk=t.pk)
 
 
 def seats(t: Tournament, number: int, table: int = 1) -> list[Player]:
