@@ -231,7 +231,7 @@ WORKER = textwrap.dedent(
     print(getattr(settings, "RATELIMIT_FILE", ""), flush=True)
     sys.stdin.readline()  # both workers start counting together
     allowed = sum(
-        ratelimit.hit("register-address:203.0.113.9", limit=300, window_s=60)
+        ratelimit.first_refused([ratelimit.Limit("register-address:203.0.113.9", 300, "")]) is None
         for _ in range(200)
     )
     print(allowed, flush=True)
@@ -275,5 +275,5 @@ def test_counters_that_fail_let_players_through(
     settings: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings.RATELIMIT_FILE = str(tmp_path)  # a directory: SQLite cannot open it
-    assert all(ratelimit.hit("k", limit=1, window_s=60) for _ in range(3))
+    assert all(ratelimit.first_refused([ratelimit.Limit("k", 1, "")]) is None for _ in range(3))
     assert "rate limit not counted" in caplog.text

@@ -116,7 +116,7 @@ def registration_limits(request: HttpRequest, *, event_id: int) -> list[Limit]:
     return [
         Limit(f"register-event:{event_id}", REGISTER_EVENT_LIMIT, "for this event"),
         Limit(
-            f"register-address:{client_address(request)}",
+            f"register-address:{clientaddress.of_request(request)}",
             REGISTER_ADDRESS_LIMIT,
             "from this network address",
         ),
@@ -140,7 +140,7 @@ def check_in_limits(
         Limit(f"check-in-token:{token_hash}", TOKEN_LIMIT, "from this link"),
         _event(f"check-in-event:{event_id}", players, CHECK_IN_EVENT_PER_PLAYER),
         Limit(
-            f"check-in-address:{client_address(request)}",
+            f"check-in-address:{clientaddress.of_request(request)}",
             CHECK_IN_ADDRESS_LIMIT,
             "from this network address",
         ),
@@ -154,7 +154,7 @@ def report_limits(
         Limit(f"report-token:{token_hash}", TOKEN_LIMIT, "from this link"),
         _event(f"report-event:{event_id}", players, REPORT_EVENT_PER_PLAYER),
         Limit(
-            f"report-address:{client_address(request)}",
+            f"report-address:{clientaddress.of_request(request)}",
             REPORT_ADDRESS_LIMIT,
             "from this network address",
         ),
@@ -184,12 +184,6 @@ def first_refused(limits: Iterable[Limit], *, address: str = "") -> Refused | No
     return None
 
 
-def hit(key: str, *, limit: int, window_s: int) -> bool:
-    """Count one request under `key`; True while at most `limit` fell in this window."""
-    count = _count(Limit(key, limit, "", window_s))
-    return count is None or count <= limit
-
-
 def _count(limit: Limit) -> int | None:
     """This window's count after this request; None when it could not be counted."""
     window = limit.window_s
@@ -213,11 +207,6 @@ def _count(limit: Limit) -> int | None:
     except Exception:  # the cache is down: let the request through (see the docstring)
         log.warning("rate limit not counted: the cache failed")
         return None
-
-
-def client_address(request: HttpRequest) -> str:
-    """The address a limit is counted per (tournaments/clientaddress.py)."""
-    return clientaddress.of_request(request)
 
 
 # --- Counters shared by processes without Redis (issue 24 item 12) -------------------------

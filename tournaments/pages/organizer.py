@@ -428,7 +428,7 @@ def paired_among(t: Tournament, players: list[Player]) -> set[int]:
     )
 
 
-def with_cut_drops(t: Tournament, rows: list[Player]) -> list[Player]:
+def annotated_rows(t: Tournament, rows: list[Player]) -> list[Player]:
     """The rows, each with the name it is shown by (namesakes apart) and what its drop
     would concede during the top cut (the drop button's confirmation says it)."""
     drops = cut_drops(t)
@@ -449,7 +449,7 @@ def players_panel(t: Tournament) -> dict[str, Any]:
     counts = player_counts(t)
     rows: list[Player] = []
     if counts["player_count"] <= EVENT_SCREEN_ROWS:
-        rows = with_cut_drops(t, list(Player.objects.filter(tournament=t).order_by("id")))
+        rows = annotated_rows(t, list(Player.objects.filter(tournament=t).order_by("id")))
     return {**counts, "player_rows": rows, "paired_ids": paired_among(t, rows)}
 
 
@@ -461,7 +461,7 @@ def players_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str, A
     if q:
         players = players.filter(name__icontains=q)
     listed: Page = Paginator(players, PLAYERS_PAGE_SIZE).get_page(page)
-    rows = with_cut_drops(t, list(listed.object_list))
+    rows = annotated_rows(t, list(listed.object_list))
     return {
         "tournament": t,
         "late_entry": t.rounds.exists(),

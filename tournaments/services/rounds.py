@@ -131,10 +131,14 @@ def _refuse_without_check_ins(t: Tournament) -> None:
         )
 
 
-def _met(t: Tournament) -> tuple[dict[int, tuple[str, ...]], set[int]]:
-    """Per player pk, the ids of everyone they met (Swiss rounds); and who had a bye."""
+def _met(
+    t: Tournament, ext: dict[int, str] | None = None
+) -> tuple[dict[int, tuple[str, ...]], set[int]]:
+    """Per player pk, the ids of everyone they met (Swiss rounds); and who had a bye.
+    `ext`: pk -> external id, when the caller has read it already."""
     history = _history(t)
-    ext = dict(t.players.values_list("pk", "external_id"))
+    if ext is None:
+        ext = dict(t.players.values_list("pk", "external_id"))
     opponents = {pk: tuple(ext[o] for o in info["opponents"]) for pk, info in history.items()}
     return opponents, {pk for pk, info in history.items() if info["bye"]}
 
@@ -148,8 +152,8 @@ def _swiss_history(t: Tournament) -> PairingHistory:
     points = list(Standing.objects.filter(tournament=t).values_list("player_id", "points"))
     if known is not None and all(pk in known.ext for pk, _ in points):
         return replace(known, points={known.ext[pk]: Fraction(value) for pk, value in points})
-    opponents, had_bye = _met(t)
     ext = dict(t.players.values_list("pk", "external_id"))
+    opponents, had_bye = _met(t, ext)
     return PairingHistory(
         ext=ext,
         opponents={ext[pk]: list(met) for pk, met in opponents.items()},

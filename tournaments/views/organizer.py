@@ -500,7 +500,7 @@ def drop_confirmation(request: HttpRequest, tournament: Tournament, player: Play
     HTMX the player's row on the list, in place. Its form comes back to the list it
     was opened from (the players screen's page and search, or the event screen)."""
     t = Tournament.objects.get(pk=tournament.pk)
-    (shown,) = pages.with_cut_drops(t, [player])
+    (shown,) = pages.annotated_rows(t, [player])
     if request.GET.get("on") == "players":
         q = pages.clean_search(request.GET.get("q", ""))
         number = ascii_int(list_page(request))

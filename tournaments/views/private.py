@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.http import parse_etags, quote_etag
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments import live, ratelimit
+from tournaments import clientaddress, live, ratelimit
 from tournaments.models import Entry, Player
 from tournaments.pages import registration as pages
 from tournaments.pages import reports
@@ -114,7 +114,7 @@ def check_in(request: HttpRequest, player: Player, token: str) -> HttpResponse:
             event_id=player.tournament_id,
             players=Player.objects.filter(tournament_id=player.tournament_id).count,
         ),
-        address=ratelimit.client_address(request),
+        address=clientaddress.of_request(request),
     )
     if refused is not None:
         error, status = refused.message("check-ins"), 429

@@ -21,7 +21,7 @@ from django.utils.http import parse_etags, quote_etag
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from tournaments import ratelimit
+from tournaments import clientaddress, ratelimit
 from tournaments.models import Player, Tournament
 from tournaments.pages import registration as pages
 from tournaments.parsing import ascii_int
@@ -97,7 +97,7 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
         # a name typed twice is refused as a duplicate by the service anyway.
         refused = ratelimit.first_refused(
             ratelimit.registration_limits(request, event_id=t.pk),
-            address=ratelimit.client_address(request),
+            address=clientaddress.of_request(request),
         )
         if refused is not None:
             errors["form"], status = refused.message("registrations"), 429

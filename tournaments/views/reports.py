@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments import ratelimit
+from tournaments import clientaddress, ratelimit
 from tournaments.models import Match, Player, Tournament
 from tournaments.pages import reports as pages
 from tournaments.parsing import ascii_int
@@ -45,7 +45,7 @@ def _limited(request: HttpRequest, player: Player) -> ratelimit.Refused | None:
             event_id=player.tournament_id,
             players=Player.objects.filter(tournament_id=player.tournament_id).count,
         ),
-        address=ratelimit.client_address(request),
+        address=clientaddress.of_request(request),
     )
 
 
