@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from django.db import connection, transaction
 from scoring.models import Standing
 from scoring.services import forget_snapshots, recompute
 from tests.conftest import PROJECT_ROOT
-from tournaments.models import Tournament
+from tournaments import services
+from tournaments.models import Match, MatchKind, Tournament
 from tournaments.services import import_document
 
 # --- Events of many players (tests/test_projector.py, tests/browser/test_projector.py) ---
@@ -38,12 +39,16 @@ LAST = ["Souza", "Ito", "Park", "Rao", "Lund", "Moe", "Ray", "Oberhauser-Kowalcz
 
 
 def paired_doc(
-    players: int, name: str = "Saturday Open", *, played: bool = False
+    players: int,
+    name: str = "Saturday Open",
+    *,
+    played: bool = False,
+    names: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """An event of `players` (unique names of varied length) with round 1 paired, no
-    result in yet (or, `played`, every result in: the first-seated player won 2-1); an
-    odd count gives the last player the bye."""
-    names = [f"{f} {last}" for last, f in itertools.product(LAST, FIRST)]
+    """An event of `players` (unique names of varied length, or `names`) with round 1
+    paired, no result in yet (or, `played`, every result in: the first-seated player won
+    2-1); an odd count gives the last player the bye."""
+    names = list(names or [f"{f} {last}" for last, f in itertools.product(LAST, FIRST)])
     assert players <= len(names)
     ids = [f"p{i}" for i in range(1, players + 1)]
     matches: list[dict[str, Any]] = [
@@ -87,6 +92,31 @@ def swiss_doc(
 def fresh(t: Tournament) -> Tournament:
     """The event as stored now (services return the row as they wrote it)."""
     return Tournament.objects.get(pk=t.pk)
+
+
+def play_open_matches(t: Tournament, **filters: Any) -> None:
+    """Every open played match of `t` (narrowed by `filters`) won 2-1 by its first seat."""
+    for m in Match.objects.filter(
+        round__tournament=t, kind=MatchKind.PLAYED, reported=False
+    ).filter(**filters):
+        services.record_result(match=m, wins=(2, 1))
+
+
+def play_swiss(t: Tournament, rounds: int) -> None:
+    """`rounds` Swiss rounds paired and played (`play_open_matches`)."""
+    for _ in range(rounds):
+        services.pair_next_round(tournament=t)
+        play_open_matches(t)
+
+
+def play_to_top_cut_round(t: Tournament, rounds: int) -> None:
+    """Three Swiss rounds played, then `rounds` playoff rounds of a top 8 paired and played."""
+    play_swiss(t, 3)
+    services.start_top_cut(tournament=t, size=8)
+    play_open_matches(t, round__playoff=True)
+    for _ in range(rounds - 1):
+        services.pair_next_round(tournament=t)
+        play_open_matches(t, round__playoff=True)
 
 
 # --- Real threads and connections (tests/test_concurrency.py and its neighbours) ---------

@@ -16,6 +16,7 @@ from django.test import Client
 
 from scoring import outlooks
 from scoring.models import Standing
+from tests.helpers import play_swiss, play_to_top_cut_round
 from tournaments import live, services
 from tournaments.models import Entry, Match, MatchKind, Player, Seat, Tournament
 from tournaments.pages.bracket import placings
@@ -33,29 +34,6 @@ def club(players: int = 16) -> Tournament:
     t = services.create_tournament(name="Club Night", seed=7, top_cut=8, planned_rounds=3)
     services.register_players(tournament=t, names=[f"Player {k:02}" for k in range(players)])
     return t
-
-
-def results(t: Tournament, **filters: Any) -> None:
-    for m in Match.objects.filter(
-        round__tournament=t, kind=MatchKind.PLAYED, reported=False
-    ).filter(**filters):
-        services.record_result(match=m, wins=(2, 1))
-
-
-def swiss(t: Tournament, rounds: int) -> None:
-    for _ in range(rounds):
-        services.pair_next_round(tournament=t)
-        results(t)
-
-
-def top_cut_to(t: Tournament, rounds: int) -> None:
-    """Three Swiss rounds, then `rounds` playoff rounds paired and played."""
-    swiss(t, 3)
-    services.start_top_cut(tournament=t, size=8)
-    results(t, round__playoff=True)
-    for _ in range(rounds - 1):
-        services.pair_next_round(tournament=t)
-        results(t, round__playoff=True)
 
 
 def loser_of(t: Tournament, playoff_round: int) -> Player:
@@ -98,7 +76,7 @@ def test_the_home_shows_round_table_opponent_record_points_and_rank(
     client: Client, headers: dict[str, str]
 ) -> None:
     t = club()
-    swiss(t, 1)
+    play_swiss(t, 1)
     services.pair_next_round(tournament=t)
     seat = (
         Seat.objects.filter(
@@ -168,7 +146,7 @@ def test_a_player_out_of_the_top_cut_reads_the_round_and_the_places_it_gives(
     client: Client, headers: dict[str, str], stage: int, words: str
 ) -> None:
     t = club()
-    top_cut_to(t, stage)
+    play_to_top_cut_round(t, stage)
     if stage < 3:
         services.pair_next_round(tournament=t)  # the next round is on: they have no table
     page = home(client, issue_link(player=loser_of(t, stage)), headers)
@@ -181,7 +159,7 @@ def test_the_champion_reads_champion_and_once_finished_everyone_their_final_plac
     client: Client, headers: dict[str, str]
 ) -> None:
     t = club()
-    top_cut_to(t, 3)
+    play_to_top_cut_round(t, 3)
     order = placings(t)
     champion = Player.objects.get(tournament=t, external_id=order[0]["id"])
     seventh = Player.objects.get(tournament=t, external_id=order[6]["id"])
@@ -199,7 +177,7 @@ def test_the_report_form_comes_before_what_do_i_need_and_the_drop_comes_last(
     client: Client,
 ) -> None:
     t = club()
-    swiss(t, 2)
+    play_swiss(t, 2)
     services.pair_next_round(tournament=t)
     outlooks.compute_now(tournament_id=t.pk)
     me = Seat.objects.filter(match__round__number=3, match__round__tournament=t).first().player  # type: ignore[union-attr]
@@ -254,7 +232,7 @@ def test_a_rank_moved_by_another_tables_result_moves_the_section_its_etag_and_it
     version it names (?at=) with it."""
     settings.LIVE_PREWARM = True
     t = club()
-    swiss(t, 1)
+    play_swiss(t, 1)
     services.pair_next_round(tournament=t)
     me = (
         Seat.objects.filter(match__round__number=2, match__round__tournament=t)
@@ -358,7 +336,7 @@ def test_what_do_i_need_says_its_answer_in_two_lines_and_keeps_the_model_behind_
 
 def test_the_private_page_never_says_in_all_n_simulations(client: Client) -> None:
     t = club()
-    swiss(t, 2)
+    play_swiss(t, 2)
     services.pair_next_round(tournament=t)
     row = outlooks.compute_now(tournament_id=t.pk)
     assert row is not None

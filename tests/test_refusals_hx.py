@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.contrib.staticfiles import finders
 from django.test import Client
 
+from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Player, Status, Tournament
 from tournaments.pages import reports as report_pages
@@ -53,27 +54,7 @@ def registration_event(owner: User) -> Tournament:
 def paired_event(owner: User) -> dict[str, Any]:
     """Round 1 paired: Ana Lopez - Ben Ortiz at table 1, each with a private link."""
     t = services.import_document(
-        {
-            "format": "swiss-tournament/1",
-            "name": "Report Night",
-            "system": "mtr",
-            "best_of": 3,
-            "seed": 7,
-            "players": [
-                {"id": f"p{k}", "name": n}
-                for k, n in enumerate(["Ana Lopez", "Ben Ortiz", "Cleo Park", "Dev Rao"], 1)
-            ],
-            "rounds": [
-                {
-                    "number": 1,
-                    "phase": 1,
-                    "matches": [
-                        {"table": 1, "players": ["p1", "p2"]},
-                        {"table": 2, "players": ["p3", "p4"]},
-                    ],
-                }
-            ],
-        },
+        paired_doc(4, "Report Night", names=["Ana Lopez", "Ben Ortiz", "Cleo Park", "Dev Rao"]),
         owner=owner,
     )
     ana, ben = t.players.get(external_id="p1"), t.players.get(external_id="p2")

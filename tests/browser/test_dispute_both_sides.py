@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.browser.test_two_phones import logged_in_context
+from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Player
 from tournaments.tokens import new_token, token_hash
@@ -51,27 +52,7 @@ def test_both_players_and_the_organizer_see_both_claims(
 
     owner = django_user_model.objects.create_user("td")
     t = services.import_document(
-        {
-            "format": "swiss-tournament/1",
-            "name": "Dispute Night",
-            "system": "mtr",
-            "best_of": 3,
-            "seed": 7,
-            "players": [
-                {"id": f"p{k}", "name": n}
-                for k, n in enumerate(["Ivo Ng", "Dev Rao", "Ana Lopez", "Ben Ortiz"], 1)
-            ],
-            "rounds": [
-                {
-                    "number": 1,
-                    "phase": 1,
-                    "matches": [
-                        {"table": 1, "players": ["p1", "p2"]},
-                        {"table": 2, "players": ["p3", "p4"]},
-                    ],
-                }
-            ],
-        },
+        paired_doc(4, "Dispute Night", names=["Ivo Ng", "Dev Rao", "Ana Lopez", "Ben Ortiz"]),
         owner=owner,
     )
     match = Match.objects.get(round__tournament=t, table=1)

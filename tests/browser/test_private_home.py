@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import ARTIFACTS
+from tests.helpers import play_swiss, play_to_top_cut_round
 from tournaments import services
 from tournaments.models import Match, MatchKind, Player, Seat, Tournament
 from tournaments.pages.bracket import placings
@@ -52,33 +53,10 @@ def phone(request: pytest.FixtureRequest, browser: Any, live_server: Any) -> Ite
     context.close()
 
 
-def results(t: Tournament, **filters: Any) -> None:
-    for m in Match.objects.filter(
-        round__tournament=t, kind=MatchKind.PLAYED, reported=False
-    ).filter(**filters):
-        services.record_result(match=m, wins=(2, 1))
-
-
 def club() -> Tournament:
     t = services.create_tournament(name=EVENT_NAME, seed=7, top_cut=8, planned_rounds=3)
     services.register_players(tournament=t, names=NAMES)
     return t
-
-
-def swiss(t: Tournament, rounds: int) -> None:
-    for _ in range(rounds):
-        services.pair_next_round(tournament=t)
-        results(t)
-
-
-def top_cut_to(t: Tournament, rounds: int) -> None:
-    """Three Swiss rounds played, then `rounds` playoff rounds paired and played."""
-    swiss(t, 3)
-    services.start_top_cut(tournament=t, size=8)
-    results(t, round__playoff=True)
-    for _ in range(rounds - 1):
-        services.pair_next_round(tournament=t)
-        results(t, round__playoff=True)
 
 
 def seated(t: Tournament, number: int) -> Player:
@@ -141,7 +119,7 @@ def test_at_the_last_swiss_round_the_first_screen_shows_the_record_points_and_ra
     phone: Any,
 ) -> None:
     t = club()
-    swiss(t, 2)
+    play_swiss(t, 2)
     services.pair_next_round(tournament=t)
     me = seated(t, 3)
     open_home(phone, me)
@@ -164,7 +142,7 @@ def test_a_player_out_in_the_quarterfinal_reads_so_with_their_places_on_the_firs
     phone: Any,
 ) -> None:
     t = club()
-    top_cut_to(t, 2)  # the semifinals are played: the quarterfinal loser has no table
+    play_to_top_cut_round(t, 2)  # the semifinals are played: the quarterfinal loser has no table
     qf = Match.objects.filter(round__tournament=t, round__playoff=True).order_by("round__number")
     loser = qf.first().seats.order_by("-games_won").last().player  # type: ignore[union-attr]
     open_home(phone, loser)
@@ -176,7 +154,7 @@ def test_a_player_out_in_the_quarterfinal_reads_so_with_their_places_on_the_firs
 
 def test_the_champion_reads_champion_on_the_first_screen(phone: Any) -> None:
     t = club()
-    top_cut_to(t, 3)
+    play_to_top_cut_round(t, 3)
     champion = Player.objects.get(tournament=t, external_id=placings(t)[0]["id"])
     open_home(phone, champion)
     on_first_screen(phone, "[data-round]", "[data-place]", *STANDING, "#report-panel")
@@ -187,7 +165,7 @@ def test_the_champion_reads_champion_on_the_first_screen(phone: Any) -> None:
 
 def test_after_the_event_the_first_screen_shows_the_final_place(phone: Any) -> None:
     t = club()
-    top_cut_to(t, 3)
+    play_to_top_cut_round(t, 3)
     last = Player.objects.get(tournament=t, standing__rank=16)
     token = issue_link(player=last)  # a finished event takes no write
     services.finish(tournament=t)
@@ -203,7 +181,7 @@ def test_the_rank_follows_another_tables_result_without_a_reload(phone: Any) -> 
     if not phone.js:
         pytest.skip("without JavaScript the page shows what it had when it was loaded")
     t = club()
-    swiss(t, 1)
+    play_swiss(t, 1)
     services.pair_next_round(tournament=t)
     me = seated(t, 2)
     open_home(phone, me)

@@ -16,6 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.browser.conftest import ARTIFACTS
+from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Player, Status, Tournament
 from tournaments.services import registration as reg
@@ -55,29 +56,7 @@ def paired() -> dict[str, Any]:
     """Round 1 paired (Ana Lopez - Ben Ortiz at table 1), both with private links."""
     owner = User.objects.create_user("td")
     t = services.import_document(
-        {
-            "format": "swiss-tournament/1",
-            "name": "Report Night",
-            "system": "mtr",
-            "best_of": 3,
-            "seed": 7,
-            "players": [
-                {"id": "p1", "name": "Ana Lopez"},
-                {"id": "p2", "name": "Ben Ortiz"},
-                {"id": "p3", "name": "Cleo Park"},
-                {"id": "p4", "name": "Dev Rao"},
-            ],
-            "rounds": [
-                {
-                    "number": 1,
-                    "phase": 1,
-                    "matches": [
-                        {"table": 1, "players": ["p1", "p2"]},
-                        {"table": 2, "players": ["p3", "p4"]},
-                    ],
-                }
-            ],
-        },
+        paired_doc(4, "Report Night", names=["Ana Lopez", "Ben Ortiz", "Cleo Park", "Dev Rao"]),
         owner=owner,
     )
     ana, ben = t.players.get(external_id="p1"), t.players.get(external_id="p2")
