@@ -245,13 +245,17 @@ def test_staff_changes_read_as_sentences(
 ) -> None:
     carol = django_user_model.objects.create_user("carol")
     services.add_staff(tournament=swiss, username="carol", by=alice)
+    services.set_staff_role(tournament=swiss, user_id=carol.pk, role="floor_judge", by=alice)
     services.remove_staff(tournament=swiss, user_id=carol.pk, by=alice)
-    dora = services.create_staff_account(tournament=swiss, username="dora", by=alice)
+    dora = services.create_staff_account(
+        tournament=swiss, username="dora", role="head_judge", by=alice
+    )
     services.renew_set_password_link(tournament=swiss, user_id=dora.pk, by=alice)
-    assert sentences(swiss)[-4:] == [
-        "carol added to the staff by alice at 14:03",
+    assert sentences(swiss)[-5:] == [
+        "carol added to the staff as scorekeeper by alice at 14:03",
+        "carol is now floor judge by alice at 14:03",
         "carol removed from the staff by alice at 14:03",
-        "Staff account dora created by alice at 14:03",
+        "Staff account dora created as head judge by alice at 14:03",
         "New set-password link made for dora by alice at 14:03",
     ]
 

@@ -10,7 +10,7 @@ from zoneinfo import available_timezones
 from django import forms
 from django.conf import settings
 
-from tournaments.models import Seat, System
+from tournaments.models import Seat, StaffRole, System
 from tournaments.rules import TOP_CUT_CHOICES, TOP_CUT_SIZES
 
 NOT_NEGATIVE = {
@@ -192,3 +192,4 @@ class StaffForm(forms.Form):
     """A username to add to an event's staff (an existing account, or a new one)."""
 
     username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=StaffRole.choices, initial=StaffRole.SCOREKEEPER)

@@ -32,6 +32,15 @@ class CutDecision(models.TextChoices):
     RESEED = "reseed", "Re-seeded"
 
 
+class Enforcement(models.TextChoices):
+    """The Rules Enforcement Level (Magic Tournament Rules 1.3 and appendix F): casual
+    events may bend pairings on request; competitive ones pair strictly by the rules."""
+
+    REGULAR = "regular", "Regular (casual)"
+    COMPETITIVE = "competitive", "Competitive"
+    PROFESSIONAL = "professional", "Professional"
+
+
 class Tournament(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=220, unique=True)
@@ -54,7 +63,14 @@ class Tournament(models.Model):
         related_name="owned_tournaments",
     )
     staff = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, blank=True, related_name="staffed_tournaments"
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="staffed_tournaments",
+        through="StaffMember",
+    )
+    # The Rules Enforcement Level (Enforcement): pairing restrictions are casual only.
+    enforcement = models.CharField(
+        max_length=12, choices=Enforcement.choices, default=Enforcement.REGULAR
     )
     # Bumped by every write; live pages use it for ETags and caches for freshness.
     version = models.PositiveBigIntegerField(default=0)
@@ -89,6 +105,9 @@ class Tournament(models.Model):
             models.CheckConstraint(condition=Q(top_cut__in=[0, 2, 4, 8]), name="top_cut_size"),
             models.CheckConstraint(
                 condition=Q(system__in=System.values), name="tournament_system_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(enforcement__in=Enforcement.values), name="tournament_enforcement_known"
             ),
             # No decision and nothing about one, or a known decision with its time and
             # the seed changes it answered.
@@ -332,6 +351,12 @@ class AuditAction(models.TextChoices):
     CHECK_IN = "check_in", "Check-in"
     REPORT = "report", "Player's report"
     LINK = "link", "Private link"
+    CALL = "call", "Judge call"
+    EXTENSION = "extension", "Time extension"
+    DECK_CHECK = "deck_check", "Deck check"
+    PENALTY = "penalty", "Penalty"
+    SEATING = "seating", "Fixed seat"
+    RESTRICTION = "restriction", "Pairing restriction"
 
 
 class AuditEntry(models.Model):
@@ -402,3 +427,202 @@ class AccountOrigin(models.Model):
         Tournament, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+# --- judges on the floor (issue 27) ---------------------------------------------------------
+
+
+class StaffRole(models.TextChoices):
+    """What a staff member may do (tournaments.permissions). The owner is the organizer.
+    A scorekeeper runs the event as the owner does; judges run the floor (calls, time
+    extensions, deck checks, penalties) and enter results, but never pair, cut or finish.
+    A head judge also takes the calls handed up and issues disqualifications (Magic
+    Tournament Rules 1.6 and 1.7: the head judge is the final authority on the floor)."""
+
+    SCOREKEEPER = "scorekeeper", "Scorekeeper"
+    HEAD_JUDGE = "head_judge", "Head judge"
+    FLOOR_JUDGE = "floor_judge", "Floor judge"
+
+
+class StaffMember(models.Model):
+    """Tournament.staff's rows, with each member's role. The table is the one the plain
+    many-to-many field used (migration 0012 keeps it): existing staff are scorekeepers."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    role = models.CharField(max_length=12, choices=StaffRole.choices, default=StaffRole.SCOREKEEPER)
+
+    class Meta:
+        db_table = "tournaments_tournament_staff"
+        # As the many-to-many field made it (an unnamed unique index), so the table stays.
+        unique_together = [("tournament", "user")]
+        constraints = [
+            models.CheckConstraint(condition=Q(role__in=StaffRole.values), name="staff_role_known"),
+        ]
+
+
+class CallState(models.TextChoices):
+    OPEN = "open", "Waiting for a judge"
+    CLAIMED = "claimed", "A judge is on the way"
+    HEAD = "head", "Handed to the head judge"
+    RESOLVED = "resolved", "Resolved"
+
+
+class JudgeCall(models.Model):
+    """A player's "Call a judge" (or one a judge opens for a table), until it is resolved."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="calls")
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="calls"
+    )
+    round_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, default="")
+    state = models.CharField(max_length=8, choices=CallState.choices, default=CallState.OPEN)
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolution = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state__in=CallState.values), name="call_state_known"
+            ),
+        ]
+        indexes = [models.Index(fields=["tournament", "state"], name="call_event_state")]
+
+
+class DeckCheck(models.Model):
+    """A deck check of one table's players: started, then finished; the time it took is
+    added to the table's time (a TimeExtension pointing back here)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="deck_checks")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deck_checks")
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["started_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(finished_at__isnull=True) | Q(finished_at__gte=models.F("started_at")),
+                name="deck_check_finishes_after_start",
+            ),
+        ]
+
+
+class ExtensionReason(models.TextChoices):
+    JUDGE = "judge", "Judge's time extension"
+    DECK_CHECK = "deck_check", "Deck check"
+
+
+class TimeExtension(models.Model):
+    """Minutes added to one table's time in its round; a table's end is the round's end
+    plus the sum of its extensions."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="extensions")
+    minutes = models.PositiveSmallIntegerField()
+    reason = models.CharField(
+        max_length=10, choices=ExtensionReason.choices, default=ExtensionReason.JUDGE
+    )
+    deck_check = models.OneToOneField(
+        DeckCheck, null=True, blank=True, on_delete=models.CASCADE, related_name="extension"
+    )
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(minutes__gte=1), name="extension_positive"),
+            models.CheckConstraint(
+                condition=Q(reason__in=ExtensionReason.values), name="extension_reason_known"
+            ),
+        ]
+
+
+class PenaltyKind(models.TextChoices):
+    """Magic Infraction Procedure Guide, section 1.1 (penalty definitions)."""
+
+    WARNING = "warning", "Warning"
+    GAME_LOSS = "game_loss", "Game Loss"
+    MATCH_LOSS = "match_loss", "Match Loss"
+    DISQUALIFICATION = "dq", "Disqualification"
+
+
+class Penalty(models.Model):
+    """One penalty as the judge issued it. `infraction` is a key of
+    tournaments.rules.INFRACTIONS (the IPG's name and category)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="penalties")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="penalties")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="penalties"
+    )
+    round_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True)
+    infraction = models.CharField(max_length=40)
+    penalty = models.CharField(max_length=10, choices=PenaltyKind.choices)
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(penalty__in=PenaltyKind.values), name="penalty_kind_known"
+            ),
+        ]
+
+
+class FixedSeat(models.Model):
+    """The organizer fixed this player to a table (accessibility, a stream table)."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="fixed_seat")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="fixed_seats")
+    table = models.PositiveIntegerField()
+    reason = models.CharField(max_length=100, blank=True, default="")
+
+    class Meta:
+        ordering = ["table"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "table"], name="fixed_table_once"),
+            models.CheckConstraint(condition=Q(table__gte=1), name="fixed_table_positive"),
+        ]
+
+
+class PairingRestriction(models.Model):
+    """Two players who must not be paired (casual events only; services refuse it at
+    competitive ones). Stored once per pair, the smaller player id first."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="pairing_restrictions"
+    )
+    player_a = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    player_b = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["player_a", "player_b"], name="restriction_once"),
+            models.CheckConstraint(
+                condition=Q(player_a__lt=models.F("player_b")), name="restriction_ordered"
+            ),
+        ]

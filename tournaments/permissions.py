@@ -1,4 +1,10 @@
-"""Who may manage a tournament: its owner, its staff, or a superuser."""
+"""Who may do what at a tournament.
+
+The organizer (its owner, or a site admin) and its scorekeepers manage it: pairing,
+cuts, the finish, players, everything. Judges (StaffRole.HEAD_JUDGE, FLOOR_JUDGE) run
+the floor (calls, time extensions, deck checks, penalties) and enter results; they never
+pair, cut or finish. The head judge, and the organizer, also take the calls handed up
+and issue disqualifications."""
 
 from __future__ import annotations
 
@@ -11,32 +17,70 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from tournaments.models import Tournament
+from tournaments.models import StaffMember, StaffRole, Tournament
 from tournaments.tokens import player_for_token
+
+ORGANIZER = "organizer"  # the owner or a site admin: not a StaffRole, never stored
+MANAGERS = frozenset({ORGANIZER, StaffRole.SCOREKEEPER})
+JUDGES = frozenset({StaffRole.HEAD_JUDGE, StaffRole.FLOOR_JUDGE})
+# Who sees the floor and enters results: everyone on the event's team.
+FLOOR = MANAGERS | JUDGES
+# Who takes the calls handed up and disqualifies: the head judge, or the organizer.
+HEAD = frozenset({ORGANIZER, StaffRole.HEAD_JUDGE})
+
+
+def role_of(user: Any, tournament: Tournament) -> str | None:
+    """ORGANIZER, a StaffRole value, or None for anyone not on the event's team."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    if user.is_superuser or tournament.owner_id == user.pk:
+        return ORGANIZER
+    cache = getattr(tournament, "_roles", None)
+    if cache is None:
+        cache = tournament._roles = {}  # type: ignore[attr-defined]
+    if user.pk not in cache:
+        cache[user.pk] = (
+            StaffMember.objects.filter(tournament=tournament, user_id=user.pk)
+            .values_list("role", flat=True)
+            .first()
+        )
+    return cache[user.pk]
 
 
 def can_manage(user: Any, tournament: Tournament) -> bool:
-    if not getattr(user, "is_authenticated", False):
-        return False
-    if user.is_superuser or tournament.owner_id == user.pk:
-        return True
-    return tournament.staff.filter(pk=user.pk).exists()
+    return role_of(user, tournament) in MANAGERS
 
 
-def manager_required(
-    view: Callable[..., HttpResponse],
-) -> Callable[..., HttpResponse]:
-    """Log in first (redirect), then the tournament's manager or 403; passes the tournament."""
+def can_judge(user: Any, tournament: Tournament) -> bool:
+    """On the floor: calls, extensions, deck checks, penalties, results."""
+    return role_of(user, tournament) in FLOOR
 
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        tournament = get_object_or_404(Tournament, slug=slug)
-        if not can_manage(request.user, tournament):
-            raise PermissionDenied("You do not manage this tournament.")
-        return view(request, tournament, *args, **kwargs)
 
-    return wrapped
+def is_head_judge(user: Any, tournament: Tournament) -> bool:
+    return role_of(user, tournament) in HEAD
+
+
+def _requiring(
+    allowed: frozenset[str], refusal: str
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_required
+        @wraps(view)
+        def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+            tournament = get_object_or_404(Tournament, slug=slug)
+            if role_of(request.user, tournament) not in allowed:
+                raise PermissionDenied(refusal)
+            return view(request, tournament, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+# Log in first (redirect), then the right role or 403; the view gets the tournament.
+manager_required = _requiring(MANAGERS, "You do not manage this tournament.")
+judge_required = _requiring(FLOOR, "You are not on this tournament's floor team.")
+head_judge_required = _requiring(HEAD, "Only the head judge or the organizer may do this.")
 
 
 # --- players' private links (issue 14) ----------------------------------------------------

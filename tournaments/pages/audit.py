@@ -36,7 +36,7 @@ from django.db.models import Count, Max, Min, Q
 from django.urls import reverse
 
 from tournaments import names as name_rules  # `names` is a local name here
-from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, Tournament
+from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, StaffRole, Tournament
 from tournaments.parsing import ascii_int
 from tournaments.rules import ordinal, playoff_name, score_text
 
@@ -422,6 +422,7 @@ def _import(r: Record, ctx: Context) -> tuple[Part, ...]:
     return (f"{how} ({_plural(players, 'player')}, {_plural(rounds, 'round')})",)
 
 
+ROLE_WORDS = {role.value: str(role.label).lower() for role in StaffRole}
 STAFF_WORDS = {  # after["event"] -> the sentence, of after["username"]
     "added": "{} added to the staff",
     "created": "Staff account {} created",
@@ -432,7 +433,12 @@ STAFF_WORDS = {  # after["event"] -> the sentence, of after["username"]
 def _staff(r: Record, ctx: Context) -> tuple[Part, ...]:
     if isinstance(r.before, str) and r.after is None:  # remove_staff: before = username
         return (f"{r.before} removed from the staff",)
-    return (STAFF_WORDS[r.after["event"]].format(str(r.after["username"])),)
+    name = str(r.after["username"])
+    role = ROLE_WORDS.get(str(r.after.get("role", "")))
+    if r.after["event"] == "role" and role:
+        return (f"{name} is now {role}",)
+    sentence = STAFF_WORDS[r.after["event"]].format(name)
+    return (f"{sentence} as {role}" if role else sentence,)
 
 
 def _clock(r: Record, ctx: Context) -> tuple[Part, ...]:

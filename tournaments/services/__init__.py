@@ -45,6 +45,7 @@ from tournaments.services.staff import (
     remove_staff,
     renew_set_password_link,
     set_password_path,
+    set_staff_role,
 )
 from tournaments.services.writing import ServiceError, lock, writing
 
@@ -79,6 +80,7 @@ __all__ = [
     "resume_clock",
     "round_rng",
     "set_password_path",
+    "set_staff_role",
     "start_clock",
     "start_top_cut",
     "undo_round",

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from tournaments.models import AccountOrigin, AuditAction, Tournament
+from tournaments.models import AccountOrigin, AuditAction, StaffMember, StaffRole, Tournament
 from tournaments.services.writing import ServiceError, writing
 
 OWNER_ONLY = "Only the event's owner creates staff accounts and their links."
@@ -25,7 +25,17 @@ class UsernameTaken(ServiceError):
     """The new account's username (in any case) belongs to someone already."""
 
 
-def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
+def _role(role: str) -> StaffRole:
+    if role not in StaffRole.values:
+        known = ", ".join(str(label) for label in StaffRole.labels)
+        raise ServiceError(f"{role!r} is not a staff role: pick one of {known}.")
+    return StaffRole(role)
+
+
+def add_staff(
+    *, tournament: Tournament, username: str, role: str = StaffRole.SCOREKEEPER, by: Any = None
+) -> Any:
+    role = _role(role)
     username = username.strip()
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
@@ -36,11 +46,36 @@ def add_staff(*, tournament: Tournament, username: str, by: Any = None) -> Any:
             raise ServiceError(f"{username} owns this tournament already.")
         if t.staff.filter(pk=user.pk).exists():
             raise ServiceError(f"{username} is staff already.")
-        t.staff.add(user)
+        t.staff.add(user, through_defaults={"role": role})
         w.touched()
-        w.audit(AuditAction.STAFF, f"Added {username} to the staff",
-                after={"event": "added", "username": username})  # fmt: skip
+        w.audit(AuditAction.STAFF, f"Added {username} to the staff as {role.label.lower()}",
+                after={"event": "added", "username": username, "role": role.value})  # fmt: skip
     return user
+
+
+def set_staff_role(*, tournament: Tournament, user_id: int, role: str, by: Any = None) -> None:
+    """Make a staff member a scorekeeper, head judge or floor judge."""
+    role = _role(role)
+    with writing(tournament, by=by, when_finished=True) as w:
+        t = w.tournament
+        member = (
+            StaffMember.objects.select_for_update()
+            .select_related("user")
+            .filter(tournament=t, user_id=user_id)
+            .first()
+        )
+        if member is None:
+            raise ServiceError("That user is not on the staff.")
+        if member.role == role:
+            return
+        before = member.role
+        member.role = role
+        member.save(update_fields=["role"])
+        w.touched()
+        name = member.user.get_username()
+        w.audit(AuditAction.STAFF, f"{name} is now {role.label.lower()}",
+                before={"username": name, "role": before},
+                after={"event": "role", "username": name, "role": role.value})  # fmt: skip
 
 
 def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> None:
@@ -79,8 +114,11 @@ def create_account(*, username: str, superuser: bool = False) -> Any:
         raise UsernameTaken(f"An account called {username!r} exists already.") from None
 
 
-def create_staff_account(*, tournament: Tournament, username: str, by: Any = None) -> Any:
+def create_staff_account(
+    *, tournament: Tournament, username: str, role: str = StaffRole.SCOREKEEPER, by: Any = None
+) -> Any:
     """A new account, on this event's staff at once; the caller hands out its link."""
+    role = _role(role)
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         _check_owner(t, by)
@@ -88,11 +126,11 @@ def create_staff_account(*, tournament: Tournament, username: str, by: Any = Non
             user = create_account(username=username)
         except UsernameTaken as exc:
             raise UsernameTaken(f"{exc} To make them staff, add them by username above.") from None
-        t.staff.add(user)
+        t.staff.add(user, through_defaults={"role": role})
         AccountOrigin.objects.create(user=user, created_for_id=t.owner_id, tournament=t)
         w.touched()
         w.audit(AuditAction.STAFF, f"Staff account created: {user.get_username()}",
-                after={"event": "created", "username": user.get_username()})  # fmt: skip
+                after={"event": "created", "username": user.get_username(), "role": role.value})  # fmt: skip
     return user
 
 
@@ -176,3 +214,14 @@ def _check_owner(t: Tournament, by: Any) -> None:
     # by=None is the command line or a test: trusted callers. A person must own the event.
     if by is not None and not (getattr(by, "is_superuser", False) or t.owner_id == by.pk):
         raise ServiceError(OWNER_ONLY)
+
+
+def staff_members(tournament: Tournament) -> list[Any]:
+    """The staff screen's rows: each user with `role` (its StaffRole) and `role_label`."""
+    rows = StaffMember.objects.filter(tournament=tournament).select_related("user")
+    out = []
+    for row in rows.order_by("user__username"):
+        row.user.role = row.role
+        row.user.role_label = StaffRole(row.role).label
+        out.append(row.user)
+    return out

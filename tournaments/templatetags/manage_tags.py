@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 
 from tournaments.models import Tournament
-from tournaments.permissions import can_manage
+from tournaments.permissions import can_manage, role_of
 
 register = template.Library()
 
@@ -20,3 +20,12 @@ def may_manage(context: template.Context, tournament: Tournament) -> bool:
     request = context.get("request")
     user: Any = context.get("user") or getattr(request, "user", None)
     return can_manage(user, tournament)
+
+
+@register.simple_tag(takes_context=True)
+def team_role(context: template.Context, tournament: Tournament) -> str | None:
+    """The viewer's role at this event (tournaments.permissions.role_of): the organizer's
+    screens a judge also sees (rounds, matches) show a judge only what a judge may do."""
+    request = context.get("request")
+    user: Any = context.get("user") or getattr(request, "user", None)
+    return role_of(user, tournament)

@@ -31,10 +31,10 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import services
 from tournaments.forms import StaffForm
-from tournaments.models import Tournament
+from tournaments.models import StaffRole, Tournament
 from tournaments.permissions import manager_required
 from tournaments.services import ServiceError
-from tournaments.services.staff import OWNER_ONLY
+from tournaments.services.staff import OWNER_ONLY, staff_members
 from tournaments.venue import phone_url
 
 T = "tournaments/manage/"
@@ -61,7 +61,8 @@ def _staff_screen(request: HttpRequest, t: Tournament, status: int, **extra: Any
     action's outcome (the new link, or the message beside the account form)."""
     context = {
         "tournament": t,
-        "staff_members": t.staff.order_by("username"),
+        "staff_members": staff_members(t),
+        "roles": StaffRole.choices,
         "is_owner": _is_owner(request, t),
         "form": StaffForm(),
         "staff_error": None,
@@ -100,7 +101,10 @@ def staff_account_create(request: HttpRequest, tournament: Tournament) -> HttpRe
         )  # fmt: skip
     try:
         user = services.create_staff_account(
-            tournament=tournament, username=form.cleaned_data["username"], by=request.user
+            tournament=tournament,
+            username=form.cleaned_data["username"],
+            role=request.POST.get("role", StaffRole.SCOREKEEPER),
+            by=request.user,
         )
     except ServiceError as exc:
         return _staff_screen(

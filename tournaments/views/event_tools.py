@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from tournaments import services
 from tournaments.forms import StaffForm
 from tournaments.interchange import DocumentError, export_document, parse_document
-from tournaments.models import Tournament
+from tournaments.models import StaffRole, Tournament
 from tournaments.pages import audit as audit_pages
 from tournaments.pages import organizer as pages
 from tournaments.pages.common import current_round
@@ -29,6 +29,7 @@ from tournaments.permissions import manager_required
 from tournaments.rules import DEFAULT_ROUND_MINUTES
 from tournaments.services import ServiceError
 from tournaments.services.imports import restore_document
+from tournaments.services.staff import staff_members
 from tournaments.venue import phone_url
 
 T = "tournaments/manage/"
@@ -126,9 +127,22 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                 if user_id is None:
                     raise ServiceError("Pick the staff member to remove from the list.")
                 services.remove_staff(tournament=tournament, user_id=user_id, by=request.user)
+            elif "member" in request.POST:
+                user_id = ascii_int(request.POST["member"])
+                if user_id is None:
+                    raise ServiceError("Pick the staff member whose role changes from the list.")
+                services.set_staff_role(
+                    tournament=tournament,
+                    user_id=user_id,
+                    role=request.POST.get("role", ""),
+                    by=request.user,
+                )
             elif form.is_valid():
                 services.add_staff(
-                    tournament=tournament, username=form.cleaned_data["username"], by=request.user
+                    tournament=tournament,
+                    username=form.cleaned_data["username"],
+                    role=form.cleaned_data["role"],
+                    by=request.user,
                 )
             else:
                 raise ServiceError("Give the username of the person to add.")
@@ -138,7 +152,8 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             return redirect("manage_staff", slug=tournament.slug)
     context = {
         "tournament": tournament,
-        "staff_members": tournament.staff.order_by("username"),
+        "staff_members": staff_members(tournament),
+        "roles": StaffRole.choices,
         "is_owner": request.user.is_superuser or tournament.owner_id == request.user.pk,
         "form": StaffForm(),
         "staff_error": error,

@@ -36,7 +36,7 @@ from tournaments.models import Match, MatchKind, Player, Round, Status, Tourname
 from tournaments.pages import organizer as pages
 from tournaments.pages import round_screen as round_pages
 from tournaments.parsing import QuickEntryError, ascii_int, parse_quick_entry
-from tournaments.permissions import manager_required
+from tournaments.permissions import judge_required, manager_required
 from tournaments.rules import QUICK_RESULTS, result_text
 from tournaments.services import ServiceError
 from tournaments.services.results import MatchNotFound
@@ -180,7 +180,7 @@ def round_context(
     return ctx
 
 
-@manager_required
+@judge_required
 @require_GET
 def round_view(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The round screen: one compact row per table, quick entry by keyboard, the missing
@@ -236,7 +236,7 @@ def quick_response(
     return render(request, T + "_quick_response.html", ctx, status=status)
 
 
-@manager_required
+@judge_required
 @require_POST
 def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The keyboard's way in: "12 2-1" then Enter records table 12's result."""
@@ -284,7 +284,7 @@ def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     return quick_response(request, tournament, number, value="", match=match, saved=saved)
 
 
-@manager_required
+@judge_required
 @require_GET
 def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """Jump to a table: its result form, opened in place (HTMX) or on its own screen."""
@@ -321,7 +321,7 @@ def match_context(tournament: Tournament, pk: int, **extra: Any) -> dict[str, An
     return {"tournament": tournament, "match": match, "m": match, "where": where, **extra}
 
 
-@manager_required
+@judge_required
 @require_GET
 def match_view(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     """One match's result form: in place of its row (HTMX), or a screen of its own."""
@@ -332,7 +332,7 @@ def match_view(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRes
     return render(request, T + "match.html", ctx)
 
 
-@manager_required
+@judge_required
 @require_GET
 def match_row_view(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     """A match's compact row (closing its form in place); without HTMX, its round."""
@@ -726,7 +726,7 @@ def result_response(
     return render(request, T + template, ctx, status=status)
 
 
-@manager_required
+@judge_required
 @require_POST
 def result(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     form = ResultForm(request.POST)
@@ -753,7 +753,7 @@ def result(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
     return result_response(request, tournament, match)
 
 
-@manager_required
+@judge_required
 @require_POST
 def game(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     match = match_of(tournament, pk)
