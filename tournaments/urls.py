@@ -34,6 +34,12 @@ urlpatterns = [
     # Players taking part (issue 14): registration, private links, their own reports.
     path("", include("tournaments.urls_registration")),
     path("", include("tournaments.urls_reports")),
+    # The floor (issue 27): judge calls, time extensions and deck checks, penalties, and
+    # the organizer's fixed seats and pairing restrictions; each module names its paths.
+    path("", include("tournaments.urls_calls")),
+    path("", include("tournaments.urls_floor")),
+    path("", include("tournaments.urls_penalties")),
+    path("", include("tournaments.urls_seating")),
     path("t/<slug:slug>/manage/print/", include("tournaments.urls_print")),
     path("t/<slug:slug>/manage/corrections/", include("tournaments.urls_corrections")),
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),
