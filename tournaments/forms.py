@@ -192,4 +192,10 @@ class StaffForm(forms.Form):
     """A username to add to an event's staff (an existing account, or a new one)."""
 
     username = forms.CharField(max_length=150)
-    role = forms.ChoiceField(choices=StaffRole.choices, initial=StaffRole.SCOREKEEPER)
+    # Left out (an older form, a script): a scorekeeper, as every staff member was before roles.
+    role = forms.ChoiceField(
+        choices=StaffRole.choices, initial=StaffRole.SCOREKEEPER, required=False
+    )
+
+    def clean_role(self) -> str:
+        return self.cleaned_data["role"] or StaffRole.SCOREKEEPER
