@@ -127,8 +127,9 @@ def test_a_match_loss_from_the_screen_enters_the_result(team: dict[str, Any], ht
     client = client_of(team["floor_judge"])
     response = client.post(issue_url(t), form, headers=HX if htmx else {}, follow=not htmx)
     assert response.status_code == 200
-    assert f"Match Loss for {loser.name} (Outside Assistance): table 3 entered 2-0." in (
-        response.content.decode()
+    assert (
+        f"Match Loss for {loser.name} (Outside Assistance): table 3 entered, {loser.name} loses 0-2."
+        in (response.content.decode())
     )
     assert [s.games_won for s in at_table(t, 3)] == [2, 0]
 

@@ -20,12 +20,12 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments.infractions import INFRACTIONS, PENALTY_NAMES
-from tournaments.models import PenaltyKind, Tournament
+from tournaments.models import Match, PenaltyKind, Tournament
 from tournaments.pages import penalties as pages
 from tournaments.pages.printing import PAPERS, paper_of
 from tournaments.parsing import ascii_int
 from tournaments.permissions import is_head_judge, judge_required
-from tournaments.rules import result_text
+from tournaments.rules import result_from_side
 from tournaments.services.penalties import HEAD_ONLY, issue_penalty, withdraw_penalty
 from tournaments.services.writing import ServiceError
 
@@ -66,15 +66,18 @@ def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return _screen(request, tournament)
 
 
-def _done(penalty: Any, name: str) -> str:
-    infraction = INFRACTIONS[penalty.infraction].name
-    said = f"{PENALTY_NAMES[penalty.penalty]} for {name} ({infraction})"
+def _done(penalty: Any) -> str:
+    """What the judge is told: the penalty, and the result it entered, if any, read from
+    the penalized player's side ("table 3 entered, Ana Souza loses 0-2")."""
+    name = penalty.player.name
+    said = f"{PENALTY_NAMES[penalty.penalty]} for {name} ({INFRACTIONS[penalty.infraction].name})"
     if penalty.penalty in (PenaltyKind.MATCH_LOSS, PenaltyKind.DISQUALIFICATION) and penalty.match:
-        match = penalty.match
-        match.refresh_from_db()
-        seats = list(match.seats.order_by("position"))
-        if match.reported:
-            said += f": table {match.table} entered {result_text(match, seats)}"
+        seats = list(penalty.match.seats.order_by("position"))
+        mine = next(k for k, s in enumerate(seats) if s.player_id == penalty.player_id)
+        match = Match.objects.get(pk=penalty.match_id)
+        if match.reported and len(seats) == 2:
+            score = result_from_side(match, seats, mine).split()[-1]  # "loss 0-2"
+            said += f": table {match.table} entered, {name} loses {score}"
     if penalty.penalty == PenaltyKind.DISQUALIFICATION:
         said += "; dropped from the event"
     return said + "."
@@ -115,7 +118,7 @@ def issue(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             error = str(exc)
     if error:
         return _screen(request, tournament, status=422, error=error, field=field, typed=typed)
-    done = _done(penalty, penalty.player.name)
+    done = _done(penalty)
     if not request.htmx:
         messages.success(request, done)
         return _back(tournament)
