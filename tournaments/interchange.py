@@ -24,6 +24,8 @@ from tournaments.models import (
     Entry,
     Match,
     MatchKind,
+    Penalty,
+    PenaltyKind,
     Report,
     ReportState,
     Seat,
@@ -212,6 +214,7 @@ def validate_document(doc: Any) -> None:
         _check_event(c, doc["event"], ids, numbers)
         if isinstance(doc["event"], dict):
             _check_carried(c, doc["event"], ids, _match_of_seat(doc))
+            _check_penalties(c, doc["event"].get("penalties", []), ids, numbers)
     if c.problems:
         raise DocumentError(c.problems)
 
@@ -233,6 +236,10 @@ def validate_document(doc: Any) -> None:
 # restore links the accounts of the same names); "dropped_by_player"; "reports" (the
 # players' own reports, by round and reporter). Every key is optional and unknown keys
 # are ignored, so a backup written before these keys restores as it did.
+#
+# "penalties" (issue 27): the judges' penalties, oldest first (see `_penalties`). In the
+# backup only: the plain document is public (results, nothing private), and a penalty
+# with its judge's note is not.
 
 STATUSES = ("registration", "running", "top_cut", "finished")
 AUDIT_ACTIONS = frozenset(AuditAction.values)
@@ -531,6 +538,7 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         # (the owner's own data).
         **_entries_and_contacts(tournament),
         **_carried(tournament),
+        **_penalties(tournament),
         "audit": [
             {
                 "at": e.at.isoformat(),
@@ -833,3 +841,65 @@ def _export_match(match: Match, seats: list[Seat], ext: dict[int, str]) -> dict[
         if match.kind == MatchKind.DOUBLE_LOSS:
             out["result"] = "double_loss"
     return out
+
+
+# --- Penalties (issue 27), in the backup's "event" section --------------------------------
+# {"player": id, "round": n or null, "table": n or null, "infraction": an IPG key
+# (tournaments.infractions; one this installation does not know is kept as it is),
+# "penalty": "warning" | "game_loss" | "match_loss" | "dq", "judge": username or null,
+# "note", "at"}. The penalty's match is the player's in that round (services.imports).
+
+
+def _penalties(t: Tournament) -> dict[str, Any]:
+    rows = (
+        Penalty.objects.filter(tournament=t)
+        .select_related("player", "judge")
+        .order_by("created_at", "id")
+    )
+    found = [
+        {
+            "player": p.player.external_id,
+            "round": p.round_number,
+            "table": p.table,
+            "infraction": p.infraction,
+            "penalty": p.penalty,
+            "judge": p.judge.get_username() if p.judge else None,
+            "note": p.note,
+            "at": p.created_at.isoformat(),
+        }
+        for p in rows
+    ]
+    return {"penalties": found} if found else {}
+
+
+def _check_penalties(c: _Checker, penalties: Any, ids: set[str], numbers: set[int]) -> None:
+    if not c.expect("event.penalties", penalties, list, "a list"):
+        return
+    for k, penalty in enumerate(penalties):
+        place = f"event.penalties[{k}]"
+        if not c.expect(place, penalty, dict, "an object"):
+            continue
+        if penalty.get("player") not in ids:
+            c.add(f"{place}.player", f"unknown player {penalty.get('player')!r}")
+        number = penalty.get("round")
+        if (
+            number is not None
+            and c.count(f"{place}.round", number, minimum=1, maximum=10_000)
+            and number not in numbers
+        ):
+            c.add(f"{place}.round", f"no round {number} in this document")
+        if penalty.get("table") is not None:
+            c.count(f"{place}.table", penalty["table"], minimum=1, maximum=1_000_000)
+        key = penalty.get("infraction")
+        if c.expect(f"{place}.infraction", key, str, "a string"):
+            c.text(f"{place}.infraction", key, maximum=40)
+        if penalty.get("penalty") not in PenaltyKind.values:
+            c.add(f"{place}.penalty", f"unknown penalty {penalty.get('penalty')!r}")
+        judge = penalty.get("judge")
+        if judge is not None and c.expect(f"{place}.judge", judge, str, "a string"):
+            c.text(f"{place}.judge", judge, maximum=150)
+        note = penalty.get("note", "")
+        if c.expect(f"{place}.note", note, str, "a string") and len(note) > 500:
+            c.add(f"{place}.note", "longer than 500 characters")
+        if instant(penalty.get("at")) is None:
+            c.add(f"{place}.at", "expected an ISO 8601 date and time with a zone")

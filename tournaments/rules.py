@@ -14,6 +14,9 @@ from typing import Protocol
 # by the scoring engine, which decides what a system computes.
 from scoring.engine.mtr import SWISS_SYSTEMS as SWISS_SYSTEMS
 
+# The Magic Infraction Procedure Guide's infractions and default penalties (issue 27).
+from tournaments.infractions import INFRACTIONS as INFRACTIONS
+
 # Best of 1 or 3 (MTR 2.3, "a match is won by the first player to win two games" in a best
 # of 3); the database holds the same rule as a check constraint.
 BEST_OF = (1, 3)

@@ -31,6 +31,7 @@ from tournaments.pages.bracket import bracket_rounds, bracket_state, placings, w
 from tournaments.pages.common import clock_state, current_round
 from tournaments.pages.corrections import cut_check
 from tournaments.pages.event import STANDINGS_COLUMNS, display_names
+from tournaments.pages.penalties import match_notes
 from tournaments.pages.public import _standings_context as standings_table
 from tournaments.pages.reports import open_claims
 from tournaments.pages.round_screen import Filters, round_screen
@@ -121,7 +122,10 @@ def match_row(t: Tournament, match_pk: int) -> Match:
         .get(pk=match_pk, round__tournament=t)
     )
     match.claims = open_claims(getattr(match, "report", None), match.seat_list)  # type: ignore[attr-defined]
-    return decorate(match, t.best_of, display_names(t))
+    names = display_names(t)
+    # Penalties acting on the match ("Game loss: Ana Souza (Tardiness)"): its form says so.
+    match.penalty_notes = match_notes(names, match_pks=[match.pk]).get(match.pk, [])  # type: ignore[attr-defined]
+    return decorate(match, t.best_of, names)
 
 
 # --- The round's status and the actions it allows ----------------------------------------

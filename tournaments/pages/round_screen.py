@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
 from tournaments.pages.event import display_names
+from tournaments.pages.penalties import match_notes
 from tournaments.pages.reports import Claim, organizer_panel, seat_claims
 from tournaments.rules import score_text
 
@@ -37,6 +38,9 @@ class Row:
     names: list[str]
     wins: list[int | None]
     claims: list[Claim] = field(default_factory=list)  # a disputed report's, seat order
+    # Penalties acting on the match (pages.penalties.match_notes): "Game loss: Ana Souza
+    # (Tardiness)", so that whoever enters the result counts the games right.
+    penalties: list[str] = field(default_factory=list)
 
     @property
     def open(self) -> bool:
@@ -95,7 +99,19 @@ def rows_of(
         last.names.append(names.get(ext, name))
         last.wins.append(won)
     _add_claims(rows, round_, match_pk)
+    _add_penalties(rows, round_, match_pk, names)
     return rows
+
+
+def _add_penalties(
+    rows: list[Row], round_: Round | int, match_pk: int | None, names: Mapping[str, str]
+) -> None:
+    if match_pk:
+        found = match_notes(names, match_pks=[match_pk])
+    else:
+        found = match_notes(names, round_id=round_.pk if isinstance(round_, Round) else round_)
+    for row in rows if found else ():
+        row.penalties = found.get(row.pk, [])
 
 
 def _add_claims(rows: list[Row], round_: Round | int, match_pk: int | None) -> None:
@@ -146,6 +162,8 @@ def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = Fa
     result = escape(row.result) or '<span class="pending">missing</span>'
     if row.claims and not row.reported:
         result += claims_html(row.claims)
+    if row.penalties:
+        result += "".join(f' <span class="penalty">· {escape(n)}</span>' for n in row.penalties)
     edit = "" if finished or not row.editable else f'<a href="{match_url}">Edit</a>'
     won = ""
     if row.reported and row.kind == MatchKind.PLAYED and len(row.wins) == 2:
@@ -293,6 +311,7 @@ def row_of_match(match: Match, names: Mapping[str, str]) -> Row:
         match.pk, match.table, match.kind, match.reported, match.draws,
         [names.get(s.player.external_id, s.player.name) for s in seats],
         [s.games_won for s in seats],
+        penalties=match_notes(names, match_pks=[match.pk]).get(match.pk, []),
     )  # fmt: skip
 
 

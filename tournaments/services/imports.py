@@ -25,6 +25,7 @@ from tournaments.models import (
     Entry,
     Match,
     MatchKind,
+    Penalty,
     Player,
     Report,
     ReportState,
@@ -146,6 +147,7 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
                           "registration_cap", "registration_approval", "check_in"])  # fmt: skip
     players = _restore_players(t, event, notes)
     _restore_reports(event.get("reports", []), players)
+    _restore_penalties(t, event.get("penalties", []), players)
     for clock in event.get("clocks", []):
         paused = clock.get("paused_seconds")
         Round.objects.filter(tournament=t, number=clock["round"]).update(
@@ -291,6 +293,44 @@ def _restore_reports(reports: list[dict[str, Any]], players: dict[str, Player]) 
         row.created_at = instant(r.get("created_at")) or row.created_at
         row.updated_at = instant(r.get("updated_at")) or row.updated_at
     Report.objects.bulk_update(rows, ["created_at", "updated_at"], batch_size=500)
+
+
+def _restore_penalties(
+    t: Tournament, penalties: list[dict[str, Any]], players: dict[str, Player]
+) -> None:
+    """The judges' penalties (issue 27; tournaments.interchange checked them), each on the
+    match its player plays in its round, by its judge when an account of that name is
+    here (else none: the judge's name is not kept beyond the account)."""
+    if not penalties:
+        return
+    pks = [players[p["player"]].pk for p in penalties]
+    match_of = {
+        (number, player_id): match_id
+        for number, player_id, match_id in Seat.objects.filter(player_id__in=pks).values_list(
+            "round__number", "player_id", "match_id"
+        )
+    }
+    names = {p["judge"] for p in penalties if p.get("judge")}
+    judges = {u.get_username(): u for u in get_user_model().objects.filter(username__in=names)}
+    rows = [
+        Penalty(
+            tournament=t,
+            player=players[p["player"]],
+            match_id=match_of.get((p.get("round"), players[p["player"]].pk)),
+            round_number=p.get("round"),
+            table=p.get("table"),
+            infraction=p["infraction"],
+            penalty=p["penalty"],
+            judge=judges.get(p.get("judge") or ""),
+            note=p.get("note", ""),
+        )
+        for p in penalties
+    ]
+    Penalty.objects.bulk_create(rows, batch_size=500)
+    # Created now by bulk_create; the penalties keep their own times.
+    for row, p in zip(rows, penalties, strict=True):
+        row.created_at = instant(p["at"])
+    Penalty.objects.bulk_update(rows, ["created_at"], batch_size=500)
 
 
 def _restore_cut(t: Tournament, cut: dict[str, Any]) -> None:

@@ -9,11 +9,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from tournaments import names as name_rules
-from tournaments.domain import cut_drop
+from tournaments.domain import CutDrop, cut_drop
 from tournaments.models import AuditAction, Player
 from tournaments.services.playoff import concede, cut_facts
 from tournaments.services.registration import new_player_ids, place_before_round_one
-from tournaments.services.writing import ServiceError, writing
+from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_NAME = 200  # Player.name's max_length
 
@@ -141,26 +141,37 @@ def drop_player(*, player: Player, by: Any = None) -> Player:
     """The organizer drops a player after the last round paired. During the top cut it
     concedes their playoff match (services.playoff)."""
     with writing(player.tournament_id, by=by) as w:
-        last = w.tournament.rounds.aggregate(n=Max("number"))["n"] or 0
-        # The row as it is under the lock: a player already dropped concedes nothing again.
-        stored = Player.objects.filter(pk=player.pk).values_list("dropped_after_round", flat=True)
-        player.dropped_after_round = stored.first()
-        cut = cut_drop(w.tournament, player)
-        player.dropped_after_round = last
-        player.dropped_by_player = False
-        Player.objects.filter(pk=player.pk).update(
-            dropped_after_round=last, dropped_by_player=False
-        )
-        w.changed()
-        w.audit(
-            AuditAction.DROP,
-            f"{player.name} dropped after round {last}",
-            after={"dropped_after_round": last, **cut_facts(cut)},
-            round=last or None,
-            players=[player],
-        )
-        concede(w, player, cut)
+        drop_in(w, player)
     return player
+
+
+def drop_in(w: Write, player: Player, *, reason: str = "") -> CutDrop | None:
+    """drop_player's write, for a service that already holds the `writing` block `w` (a
+    disqualification drops the player in its own block: services.penalties). `reason`,
+    when given, is kept in the drop's audit entry. Returns what the drop did to the top
+    cut (domain.cut_drop; None outside it), its playoff match already conceded."""
+    last = w.tournament.rounds.aggregate(n=Max("number"))["n"] or 0
+    # The row as it is under the lock: a player already dropped concedes nothing again.
+    stored = Player.objects.filter(pk=player.pk).values_list("dropped_after_round", flat=True)
+    player.dropped_after_round = stored.first()
+    cut = cut_drop(w.tournament, player)
+    player.dropped_after_round = last
+    player.dropped_by_player = False
+    Player.objects.filter(pk=player.pk).update(dropped_after_round=last, dropped_by_player=False)
+    w.changed()
+    w.audit(
+        AuditAction.DROP,
+        f"{player.name} dropped after round {last}" + (f" ({reason})" if reason else ""),
+        after={
+            "dropped_after_round": last,
+            **cut_facts(cut),
+            **({"reason": reason} if reason else {}),
+        },
+        round=last or None,
+        players=[player],
+    )
+    concede(w, player, cut)
+    return cut
 
 
 def readmit_player(*, player: Player, by: Any = None) -> Player:
