@@ -160,7 +160,9 @@ def run(players: int, clicks: int, profile: bool) -> None:
             profiler.disable()
             undo()
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "45")))
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(
+                int(os.environ.get("PROFILE_LINES", "45"))
+            )
             print(out.getvalue())
 
         click()  # the standings left by a click, against a full recompute

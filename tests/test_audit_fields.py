@@ -29,6 +29,7 @@ from tournaments.models import (
 )
 from tournaments.pages import audit
 from tournaments.services import registration, reports
+from tournaments.services.penalties import issue_penalty, withdraw_penalty
 
 pytestmark = pytest.mark.django_db
 AT = datetime(2025, 6, 14, 12, 3, tzinfo=UTC)  # 14:03 in Madrid
@@ -185,18 +186,34 @@ def staffed(owner: User, django_user_model: type[User]) -> Tournament:
     return t
 
 
+@pytest.fixture
+def floor(owner: User) -> Tournament:
+    """The judges' writes (issue 27): penalties, ..."""
+    t = services.create_tournament(name="Fields Floor", owner=owner, seed=4)
+    services.register_players(tournament=t, names=["Ana", "Ben", "Cleo", "Dev"])
+    services.pair_next_round(tournament=t, by=owner)
+    ana, ben, *_ = t.players.order_by("id")
+    warning = issue_penalty(
+        tournament=t, player=ana, infraction="tardiness", penalty="warning", by=owner
+    )
+    withdraw_penalty(tournament=t, penalty=warning, by=owner)
+    issue_penalty(tournament=t, player=ben, infraction="slow_play", penalty="match_loss", by=owner)
+    return t
+
+
 def test_every_sentence_reads_the_same_when_the_summaries_are_blank(
     self_service: Tournament,
     cut: Tournament,
     league: Tournament,
     staffed: Tournament,
+    floor: Tournament,
     small_doc: dict[str, Any],
     owner: User,
 ) -> None:
     imported = services.import_document(copy.deepcopy(small_doc), owner=owner)
     backup = json.loads(json.dumps(export_document(imported, backup=True)))
     restored = services.import_document(backup, owner=owner)
-    events = [self_service, cut, league, staffed, imported, restored]
+    events = [self_service, cut, league, staffed, floor, imported, restored]
     written = {t.pk: sentences(t) for t in events}
     every_action = {e["action"] for t in events for e in page(t)}
     assert every_action == set(audit.RENDERERS)  # each renderer has its entry here

@@ -35,6 +35,12 @@ CLASSES: dict[str, frozenset[str]] = {
          "manage_result", "manage_game"],
         FLOOR,
     ),
+    # Penalties (issue 27): the floor; a disqualification is the head judge's (the
+    # service refuses it to others, tests/test_penalties_views.py).
+    **dict.fromkeys(
+        ["judge_penalties", "judge_penalty_issue", "judge_penalty_withdraw", "print_penalties"],
+        FLOOR,
+    ),
     # Only the owner decides who is staff and takes back "finish".
     **dict.fromkeys(["manage_reopen", "staff_account_create", "staff_account_link"], OWNER),
 }  # fmt: skip

@@ -8,7 +8,7 @@ on the audit log's, and the audit log can take this one function in.
 from __future__ import annotations
 
 from tournaments.infractions import DISQUALIFICATION, PENALTY_NAMES, infraction_name
-from tournaments.pages.audit import Context, Mention, Part, Record, Unknown
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
 
 
 def penalty_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
