@@ -78,8 +78,8 @@ def swap(owner: User, django_user_model: type[User]) -> dict[str, Any]:
     _pia, tokens["Pending Pia"] = reg.register_self(tournament=t, name="Pending Pia")
     rob, tokens["Rejected Rob"] = reg.register_self(tournament=t, name="Rejected Rob")
     reg.reject_entry(player=rob, by=owner)
-    for name in ("judge", "scorekeeper"):
-        services.add_staff(tournament=t, username=name, by=owner)
+    for name, role in (("judge", "head_judge"), ("scorekeeper", "scorekeeper")):
+        services.add_staff(tournament=t, username=name, role=role, by=owner)
     for number in (1, 2, 3):
         services.pair_next_round(tournament=t, by=owner)
         if number == 2:
@@ -120,6 +120,7 @@ def state(t: Tournament) -> dict[str, Any]:
         .get(),
         "owner": t.owner.username if t.owner else None,
         "staff": sorted(t.staff.values_list("username", flat=True)),
+        "staff_roles": sorted(t.staffmember_set.values_list("user__username", "role")),
         "players": list(
             t.players.order_by("external_id").values_list(
                 "external_id",

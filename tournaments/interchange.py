@@ -29,6 +29,8 @@ from tournaments.models import (
     Report,
     ReportState,
     Seat,
+    StaffMember,
+    StaffRole,
     Tournament,
 )
 from tournaments.rules import MAX_GAMES, check_two_player_result
@@ -290,6 +292,14 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
         for k, name in enumerate(staff):
             if c.expect(f"event.staff[{k}]", name, str, "a string"):
                 c.text(f"event.staff[{k}]", name, maximum=150)
+    roles = event.get("staff_roles", {})
+    if c.expect("event.staff_roles", roles, dict, "an object of username: role"):
+        for name, role in roles.items():
+            if role not in StaffRole.values:
+                c.add(
+                    f"event.staff_roles[{name!r}]",
+                    f"{role!r} is not a staff role (one of {', '.join(StaffRole.values)})",
+                )
     audit = event.get("audit", [])
     if c.expect("event.audit", audit, list, "a list"):
         for k, entry in enumerate(audit[:AUDIT_KEEP]):
@@ -534,6 +544,14 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         ],
         **_cut(tournament),
         "staff": sorted(tournament.staff.values_list("username", flat=True)),
+        # issue 27: each staff member's role (a judge restored as a scorekeeper could pair)
+        "staff_roles": dict(
+            sorted(
+                StaffMember.objects.filter(tournament=tournament).values_list(
+                    "user__username", "role"
+                )
+            )
+        ),
         # issue 14: the entries that are not plainly accepted, and how to reach players
         # (the owner's own data).
         **_entries_and_contacts(tournament),

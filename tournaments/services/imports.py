@@ -31,6 +31,8 @@ from tournaments.models import (
     ReportState,
     Round,
     Seat,
+    StaffMember,
+    StaffRole,
     Status,
     Tournament,
 )
@@ -157,7 +159,15 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     users = get_user_model().objects
     wanted = [name for name in event.get("staff", []) if name != _username(t.owner)]
     found = list(users.filter(username__in=wanted))
-    t.staff.set(found)
+    roles = event.get("staff_roles", {})
+    StaffMember.objects.bulk_create(
+        StaffMember(
+            tournament=t,
+            user=user,
+            role=roles.get(user.get_username(), StaffRole.SCOREKEEPER),
+        )
+        for user in found
+    )
     missing = sorted(set(wanted) - {u.get_username() for u in found})
     if missing:
         many = len(missing) > 1
