@@ -14,9 +14,12 @@ from html import escape
 from typing import Any
 
 from django.urls import reverse
+from django.utils import timezone
 
 from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
+from tournaments.pages.common import round_extensions
 from tournaments.pages.event import display_names
+from tournaments.pages.floor import extension_text, still_playing
 from tournaments.pages.reports import Claim, organizer_panel, seat_claims
 from tournaments.rules import score_text
 
@@ -36,6 +39,8 @@ class Row:
     names: list[str]
     wins: list[int | None]
     claims: list[Claim] = field(default_factory=list)  # a disputed report's, seat order
+    extension: int = 0  # minutes judges added to the table (issue 27)
+    ends: str = ""  # "+5 min, ends 14:35" (pages.floor.extension_text)
 
     @property
     def open(self) -> bool:
@@ -136,6 +141,8 @@ def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = Fa
     result = escape(row.result) or '<span class="pending">missing</span>'
     if row.claims and not row.reported:
         result += claims_html(row.claims)
+    if row.ends and row.open:
+        result += f' <span class="ext" data-extension="{row.extension}">{escape(row.ends)}</span>'
     edit = "" if finished or not row.editable else f'<a href="{match_url}">Edit</a>'
     won = ""
     if row.reported and row.kind == MatchKind.PLAYED and len(row.wins) == 2:
@@ -197,6 +204,7 @@ def round_screen(
     """The round's rows (filtered) with their counts, for the round screen; at most
     `limit` of them (the event screen's), those still waiting for a result first."""
     rows = rows_of(round_, names=display_names(t))
+    add_times(rows, round_)
     # Players' own reports: the ones to check, with the organizer's panel to settle them
     # (one query when nobody reported anything).
     reports = (
@@ -223,7 +231,22 @@ def round_screen(
         "filters": filters,
         "reports": reports,
         "check_count": len(check_ids),
+        # Once the round clock has run out: the tables with no result, by their own end.
+        "late": still_playing(
+            round_, ((r.pk, r.table, r.names, r.extension) for r in rows if r.open)
+        ),
     }
+
+
+def add_times(rows: list[Row], round_: Round) -> None:
+    """Each row's time extension and its table's own end (one query)."""
+    added = round_extensions(round_.pk)
+    if not added:
+        return
+    now = timezone.now()
+    for row in rows:
+        row.extension = added.get(row.pk, 0)
+        row.ends = extension_text(round_, row.extension, now)
 
 
 def match_at_table(round_: Round, table: int) -> Match | None:
@@ -258,6 +281,10 @@ def match_row_html(t: Tournament, match: Match, *, oob: bool = False) -> str:
 
 def one_row(t: Tournament, match_pk: int) -> Row | None:
     rows = rows_of(0, match_pk=match_pk, names=display_names(t))
+    if rows and rows[0].open:
+        round_ = Round.objects.filter(matches=match_pk).first()
+        if round_ is not None:
+            add_times(rows, round_)
     return rows[0] if rows else None
 
 
