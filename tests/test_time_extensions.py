@@ -513,3 +513,21 @@ def test_the_audit_log_says_who_got_how_many_minutes(team: dict[str, Any]) -> No
     assert "".join(p if isinstance(p, str) else p.name for p in parts).startswith(
         "Table 1, round 1 ("
     )
+
+
+def test_every_table_is_listed_only_when_asked(team: dict[str, Any]) -> None:
+    t: Tournament = team["t"]
+    add_extension(tournament=t, match=table(t, 3), minutes=4, by=team["owner"])
+    client = client_of(team, "floor_judge")
+    url = reverse("judge_tables", args=[t.slug])
+    short = client.get(url).content.decode()
+    assert 'id="show-all-tables"' in short and "All 5 tables (4 still playing)" in short
+    assert 'id="all-tables"' not in short
+    for headers in ({}, {"HX-Request": "true"}):
+        listed = client.get(url, {"all": "1"}, headers=headers)
+        assert listed.status_code == 200
+        html = listed.content.decode()
+        assert ("<html" in html) == (not headers)
+        rows = re.findall(r'<tr class="(open|done)"><th>(\d+)</th>', html)
+        assert [n for _c, n in rows] == ["1", "2", "3", "4", "5"]
+        assert "+4 min, ends" in html

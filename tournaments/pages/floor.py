@@ -24,7 +24,13 @@ from tournaments.models import (
     TimeExtension,
     Tournament,
 )
-from tournaments.pages.common import clock_state, current_round, round_label
+from tournaments.pages.common import (
+    clock_state,
+    current_round,
+    missing_results,
+    round_extensions,
+    round_label,
+)
 from tournaments.pages.event import display_names
 from tournaments.tabletime import EXTENSION_MINUTES, TableTime, round_over, table_time
 
@@ -187,29 +193,49 @@ def floor_tables(
     return list(tables.values())
 
 
-def tables_screen(t: Tournament) -> dict[str, Any]:
+def tables_screen(
+    t: Tournament, *, all_tables: bool = False, round_: Round | None = None
+) -> dict[str, Any]:
     """The judges' tables screen: the round being played, its tables still playing past
-    the round's end first (once its clock has run out), those extended, then all."""
-    round_ = current_round(t)
+    the round's end first (once its clock has run out), then those extended; every
+    table only when asked (`all_tables`: 1,024 rows are 100 kB a judge's phone rarely
+    needs, and each extension answers with this screen). `round_`: the round being
+    played, when the caller knows it already."""
+    round_ = round_ or current_round(t)
     ctx: dict[str, Any] = {
         "tournament": t,
         "round": round_,
         "round_label": round_label(round_),
         "quick_minutes": QUICK_MINUTES,
         "max_minutes": EXTENSION_MINUTES[1],
+        "all_tables": all_tables,
     }
     if round_ is None:
         return {**ctx, "tables": [], "extended": [], "late": [], "clock": None}
-    tables = floor_tables(t, round_)
+    over = round_over(
+        clock_ends_at=round_.clock_ends_at,
+        clock_paused_remaining=round_.clock_paused_remaining,
+        now=timezone.now(),
+    )
+    # Only the extended tables, unless every table is wanted (all, or the late list).
+    only = None if all_tables or over else set(round_extensions(round_.pk))
+    tables = floor_tables(t, round_, only=only)
     late = still_playing(round_, ((r.pk, r.table, r.names, r.extension) for r in tables if r.open))
     return {
         **ctx,
         "clock": clock_state(round_),
-        "tables": tables,
-        "open_count": sum(1 for r in tables if r.open),
+        "tables": tables if all_tables else [],
+        "table_count": round_.matches.count(),
+        "open_count": missing_results(round_),
         "extended": [r for r in tables if r.extensions],
         "late": late,
     }
+
+
+def table_row(t: Tournament, match: Match) -> FloorTable | None:
+    """One table of the round being played as the screen shows it (its extensions)."""
+    found = floor_tables(t, match.round, only={match.pk})
+    return found[0] if found else None
 
 
 # --- the deck checks screen --------------------------------------------------------------

@@ -45,10 +45,25 @@ def _table_match(tournament: Tournament, typed: str) -> Match:
 
 
 def _tables(
-    request: HttpRequest, tournament: Tournament, *, status: int = 200, **extra: Any
+    request: HttpRequest,
+    tournament: Tournament,
+    *,
+    status: int = 200,
+    extended: Match | None = None,
+    **extra: Any,
 ) -> HttpResponse:
+    """The screen, read fresh. `extended`: the table just given minutes (of the round
+    being played: not looked up again), named in the notice with its new end."""
     t = Tournament.objects.get(pk=tournament.pk)
-    ctx = {**pages.tables_screen(t), **extra}
+    ctx = pages.tables_screen(
+        t,
+        all_tables=request.GET.get("all") == "1",
+        round_=extended.round if extended is not None else None,
+    )
+    if extended is not None:
+        row = next((r for r in ctx["extended"] if r.pk == extended.pk), None)
+        ctx["notice"] = f"Table {extended.table}: {row.ends if row else 'time added'}."
+    ctx.update(extra)
     template = J + ("_tables.html" if request.htmx else "tables.html")
     return render(request, template, ctx, status=status)
 
@@ -84,12 +99,11 @@ def extend(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     except ServiceError as exc:
         return _tables(request, tournament, status=422, error=str(exc), typed=typed)
-    row = next((r for r in pages.tables_screen(tournament)["tables"] if r.pk == match.pk), None)
-    done = f"Table {match.table}: {row.ends if row else f'+{minutes} min'}."
     if not request.htmx:
-        messages.success(request, done)
+        row = pages.table_row(tournament, match)
+        messages.success(request, f"Table {match.table}: {row.ends if row else 'time added'}.")
         return redirect("judge_tables", slug=tournament.slug)
-    return _tables(request, tournament, notice=done)
+    return _tables(request, tournament, extended=match)
 
 
 @judge_required
