@@ -28,6 +28,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.pages import audit
+from tournaments.services import floor as floor_services
 from tournaments.services import registration, reports
 from tournaments.services.penalties import issue_penalty, withdraw_penalty
 
@@ -188,11 +189,18 @@ def staffed(owner: User, django_user_model: type[User]) -> Tournament:
 
 @pytest.fixture
 def floor(owner: User) -> Tournament:
-    """The judges' writes (issue 27): penalties, ..."""
+    """The judges' writes (issue 27): penalties, time extensions, deck checks, ..."""
     t = services.create_tournament(name="Fields Floor", owner=owner, seed=4)
     services.register_players(tournament=t, names=["Ana", "Ben", "Cleo", "Dev"])
     services.pair_next_round(tournament=t, by=owner)
     ana, ben, *_ = t.players.order_by("id")
+    first, second = Match.objects.filter(round__tournament=t).order_by("table")
+    extension = floor_services.add_extension(
+        tournament=t, match=first, minutes=5, note="ruling", by=owner
+    )
+    floor_services.remove_extension(tournament=t, extension=extension, by=owner)
+    check = floor_services.start_deck_check(tournament=t, match=second, by=owner)
+    floor_services.finish_deck_check(check=check, by=owner, note="all fine")
     warning = issue_penalty(
         tournament=t, player=ana, infraction="tardiness", penalty="warning", by=owner
     )

@@ -41,6 +41,12 @@ CLASSES: dict[str, frozenset[str]] = {
         ["judge_penalties", "judge_penalty_issue", "judge_penalty_withdraw", "print_penalties"],
         FLOOR,
     ),
+    # Time extensions and deck checks (issue 27): the floor.
+    **dict.fromkeys(
+        ["judge_tables", "judge_extend", "judge_remove_extension", "judge_deck_checks",
+         "judge_deck_check_start", "judge_deck_check_finish"],
+        FLOOR,
+    ),
     # Only the owner decides who is staff and takes back "finish".
     **dict.fromkeys(["manage_reopen", "staff_account_create", "staff_account_link"], OWNER),
 }  # fmt: skip

@@ -45,7 +45,9 @@ from tournaments.pages.audit_parts import (
     Record,
     Sentence,
     Unknown,
+    at_table,
 )
+from tournaments.pages.floor_audit import deck_check_sentence, extension_sentence
 from tournaments.pages.penalty_audit import penalty_sentence
 from tournaments.parsing import ascii_int
 from tournaments.rules import ordinal, playoff_name, score_text
@@ -154,13 +156,7 @@ def _namer(r: Record, ctx: Context) -> Callable[[Any], Mention]:
     return person
 
 
-def _at_table(r: Record, ctx: Context) -> str:
-    """ "Table 3, round 2"; in the top cut "Final, table 1"."""
-    # Either stored as None: int() raises TypeError, and the entry shows its summary.
-    number, table = int(r.round), int(r.table)  # type: ignore[arg-type]
-    if number in ctx.playoff_rounds:
-        return f"{ctx.playoff_rounds[number]}, table {table}"
-    return f"Table {table}, round {number}"
+_at_table = at_table
 
 
 # Results (services/results.py record_result): round, table, the two seated players;
@@ -481,6 +477,8 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.ENTRY: _entry,
     AuditAction.LINK: _link,
     AuditAction.PENALTY: penalty_sentence,
+    AuditAction.EXTENSION: extension_sentence,
+    AuditAction.DECK_CHECK: deck_check_sentence,
 }
 
 

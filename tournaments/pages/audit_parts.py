@@ -73,3 +73,12 @@ class Context:
 
 class Unknown(Exception):
     """The entry's shape is not the one this renderer knows: show its summary instead."""
+
+
+def at_table(r: Record, ctx: Context) -> str:
+    """ "Table 3, round 2"; in the top cut "Final, table 1"."""
+    # Either stored as None: int() raises TypeError, and the entry shows its summary.
+    number, table = int(r.round), int(r.table)  # type: ignore[arg-type]
+    if number in ctx.playoff_rounds:
+        return f"{ctx.playoff_rounds[number]}, table {table}"
+    return f"Table {table}, round {number}"

@@ -19,7 +19,7 @@ import copy
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -31,6 +31,7 @@ from tournaments import names
 from tournaments.domain import current_round, playoff_names, round_label
 from tournaments.models import Entry, Player, Round, Status, Tournament
 from tournaments.pages.bracket import finishes, placings
+from tournaments.pages.common import round_extensions
 
 # --- every seat of the event ------------------------------------------------------
 
@@ -233,6 +234,9 @@ class EventView:
     finishes: dict[str, str]
     playoff_names: dict[int, str]  # round number -> "Final": what standings are after
     figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
+    # match id -> minutes added to that table of the current round (issue 27: time
+    # extensions, deck checks); tables with none are left out
+    extensions: dict[int, int] = field(default_factory=dict)
 
     @cached_property
     def display_names(self) -> dict[str, str]:
@@ -345,6 +349,11 @@ def _read_figures(t: Tournament, current: CurrentRound | None) -> Outlook | None
     return row
 
 
+def _read_extensions(current: CurrentRound | None) -> dict[int, int]:
+    """The current round's time extensions, summed per table (one query)."""
+    return {} if current is None else round_extensions(current.round.pk)
+
+
 def _read_placings(t: Tournament) -> tuple[dict[str, Any], ...]:
     if not t.top_cut or t.status not in (Status.TOP_CUT, Status.FINISHED):
         return ()
@@ -376,6 +385,7 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
             finishes=finishes(t),
             playoff_names=_read_playoff_names(t),
             figures=_read_figures(t, current),
+            extensions=_read_extensions(current),
         )
     if not changed:  # only the figures moved
         view = replace(last, version=t.version, figures=_read_figures(t, last.current))
@@ -383,7 +393,14 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
             view.__dict__["row_texts"] = last.__dict__["row_texts"]
         return _carried(view, last, ())
     # Results only: no player, and no seat but those of the changed matches, moved.
+    # Nor any time extension: services.floor writes those as changes of another kind
+    # (the view is then read in full), so they are the last view's while its round is.
     current = _read_current(t)
+    same_round = (
+        current is not None
+        and last.current is not None
+        and current.round.pk == last.current.round.pk
+    )
     view = replace(
         last,
         version=t.version,
@@ -393,6 +410,7 @@ def build(t: Tournament, last: EventView | None = None) -> EventView:
         placings=_read_placings(t),
         finishes=finishes(t),
         figures=_read_figures(t, current),
+        extensions=last.extensions if same_round else _read_extensions(current),
     )
     return _carried(view, last, changed)
 

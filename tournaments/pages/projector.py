@@ -29,7 +29,7 @@ from tournaments.pages.common import (
     round_label,
 )
 from tournaments.pages.event import display_names
-from tournaments.pages.public import after_label, pairing_rows, round_tables
+from tournaments.pages.public import after_label, extension_html, pairing_rows, round_tables
 from tournaments.rules import playoff_name
 from tournaments.templatetags.tourney import points as format_points
 
@@ -44,6 +44,7 @@ class PairingRow(NamedTuple):
     name: str
     table: int | None
     opponent: str
+    extension: int = 0  # minutes a judge added to the table (issue 27)
 
 
 class StandingRow(NamedTuple):
@@ -142,7 +143,7 @@ def _pairings(round_: Round, names: Mapping[str, str]) -> list[PairingRow]:
             opponent = "no opponent"
         else:
             opponent = r["opponents"]
-        rows.append(PairingRow(r["name"], r["table"], opponent))
+        rows.append(PairingRow(r["name"], r["table"], opponent, r["extension"]))
     return rows
 
 
@@ -184,7 +185,8 @@ def rows_html(pairings: list[PairingRow], standings: list[StandingRow], players:
     if pairings:
         return "\n".join(
             f'<li class="proj-row"><span class="proj-name">{escape(r.name)}</span>'
-            f'<span class="proj-table">{"" if r.table is None else r.table}</span>'
+            f'<span class="proj-table">{"" if r.table is None else r.table}'
+            f"{extension_html(r.extension)}</span>"
             f'<span class="proj-opp">{escape(r.opponent)}</span></li>'
             for r in pairings
         )

@@ -33,6 +33,7 @@ from tournaments.pages.common import (
     clock_state,
     current_round,
     missing_results,
+    round_extensions,
     round_label,
 )
 from tournaments.pages.event import (
@@ -351,13 +352,28 @@ def round_tables(round_: Round, names: Mapping[str, str] | None = None) -> list[
             )
         )
     tables = []
+    added = round_extensions(round_.pk)  # judges' minutes per table (issue 27)
     for row in round_.matches.order_by("table", "id").values_list(
         "id", "table", "kind", "reported", "draws"
     ):
         match = _Match(*row)
         members = seats.get(match.id, [])
-        tables.append({"match": match, "seats": members, "result": result_text(match, members)})
+        tables.append(
+            {
+                "match": match,
+                "seats": members,
+                "result": result_text(match, members),
+                "extension": added.get(match.id, 0) if not match.reported else 0,
+            }
+        )
     return tables
+
+
+def extension_html(minutes: int) -> str:
+    """A table's time extension beside its number: " +5" (nothing without one)."""
+    if not minutes:
+        return ""
+    return f' <small class="ext" data-extension="{minutes}" title="{minutes} min added">+{minutes}</small>'
 
 
 def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -372,6 +388,7 @@ def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "name": seat.player.name,
                     "id": seat.player.external_id,
                     "table": match.table,
+                    "extension": entry.get("extension", 0),
                     "kind": match.kind,
                     "opponents": ", ".join(o.player.name for o in others),
                     # One player's row: their own side. A match still being played
@@ -415,7 +432,8 @@ def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
             players += " <em>bye</em>"
         search = escape(" ".join(seat.player.name.lower() for seat in entry["seats"]))
         out.append(
-            f'<tr data-name="{search}"><td class="num">{match.table or ""}</td>'
+            f'<tr data-name="{search}"><td class="num">{match.table or ""}'
+            f"{extension_html(entry.get('extension', 0))}</td>"
             f'<td>{players}</td><td class="res">{escape(entry["result"])}</td></tr>'
         )
     return "\n".join(out)
@@ -441,7 +459,7 @@ def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str)
             f'data-opponent="{escape(r["opponents"])}" data-kind="{r["kind"]}"{hidden}>'
             f'<th scope="row" title="{escape(r["name"])}">'
             f"{_player_link(player_url, r['id'], r['name'])}</th>"
-            f'<td class="num">{table}</td><td{said}>{opponent}</td>'
+            f'<td class="num">{table}{extension_html(r.get("extension", 0))}</td><td{said}>{opponent}</td>'
             f'<td class="res">{escape(r["result"])}</td></tr>'
         )
     return "\n".join(out)
@@ -490,6 +508,7 @@ class PlayerInputs(NamedTuple):
     current: tuple[Any, ...] | None
     place: int | None  # their top-cut place once the final is decided
     figures: dict[str, Any] | None  # their "What do I need?" card (scoring.outlooks)
+    extension: int = 0  # minutes added to their table of the current round (issue 27)
 
 
 def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
@@ -526,6 +545,8 @@ def player_inputs(t: Tournament, view: EventView, me: Player) -> PlayerInputs:
         ),
         place=place if t.top_cut and t.status in (Status.TOP_CUT, Status.FINISHED) else None,
         figures=figures,
+        # The view holds the current round's extensions only: the sum is their table's.
+        extension=sum(view.extensions.get(m, 0) for m in matches) if current else 0,
     )
 
 
@@ -540,7 +561,9 @@ def own_depends(t: Tournament, view: EventView, me: Player) -> bytes:
     their phone at once (tournaments.stream). Nothing tournament-wide: the round's first
     result must not send every phone of the hall asking at the same moment."""
     current = view.current.round.pk if view.current is not None else None
-    return _digest(repr((current, t.status)) + view.player_texts.get(me.pk, ""))
+    # Minutes added to their table move their clock: told at once too (issue 27).
+    added = sum(view.extensions.get(m, 0) for m in view.player_matches.get(me.pk, ()))
+    return _digest(repr((current, t.status, added)) + view.player_texts.get(me.pk, ""))
 
 
 def _own_hood(view: EventView, me: Player, matches: tuple[int, ...]) -> Neighbourhood:
@@ -609,7 +632,8 @@ def player_card(
     card: dict[str, Any] = {
         "round": round_,
         "label": current.label if current is not None else "",
-        "clock": clock_state(round_),
+        # Their table's own end: the round's plus its extensions (tournaments.tabletime).
+        "clock": clock_state(round_, inputs.extension),
     }
     if status == Status.FINISHED:
         return {**card, **_card_standing(inputs), "state": "standing", "final": True}

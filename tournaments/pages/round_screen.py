@@ -15,12 +15,16 @@ from typing import Any
 
 from django.db.models import Case, Count, Max, Min, Q, When
 from django.urls import reverse
+from django.utils import timezone
 
 from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
+from tournaments.pages.common import round_extensions
 from tournaments.pages.event import display_names
+from tournaments.pages.floor import extension_text, still_playing
 from tournaments.pages.penalties import match_notes
 from tournaments.pages.reports import Claim, organizer_panel, seat_claims
 from tournaments.rules import score_text
+from tournaments.tabletime import round_over
 
 OPEN = (MatchKind.PLAYED,)
 OOB_ATTRIBUTE = ' hx-swap-oob="true"'
@@ -41,6 +45,8 @@ class Row:
     # Penalties acting on the match (pages.penalties.match_notes): "Game loss: Ana Souza
     # (Tardiness)", so that whoever enters the result counts the games right.
     penalties: list[str] = field(default_factory=list)
+    extension: int = 0  # minutes judges added to the table (issue 27)
+    ends: str = ""  # "+5 min, ends 14:35" (pages.floor.extension_text)
 
     @property
     def open(self) -> bool:
@@ -164,6 +170,8 @@ def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = Fa
         result += claims_html(row.claims)
     if row.penalties:
         result += "".join(f' <span class="penalty">· {escape(n)}</span>' for n in row.penalties)
+    if row.ends and row.open:
+        result += f' <span class="ext" data-extension="{row.extension}">{escape(row.ends)}</span>'
     edit = "" if finished or not row.editable else f'<a href="{match_url}">Edit</a>'
     won = ""
     if row.reported and row.kind == MatchKind.PLAYED and len(row.wins) == 2:
@@ -231,6 +239,7 @@ def round_screen(
 
 def _all_rows(t: Tournament, round_: Round, filters: Filters, limit: int | None) -> dict[str, Any]:
     rows = rows_of(round_, names=display_names(t))
+    add_times(rows, round_)
     # Players' own reports: the ones to check, with the organizer's panel to settle them
     # (one query when nobody reported anything).
     reports = (
@@ -257,6 +266,10 @@ def _all_rows(t: Tournament, round_: Round, filters: Filters, limit: int | None)
         "filters": filters,
         "reports": reports,
         "check_count": len(check_ids),
+        # Once the round clock has run out: the tables with no result, by their own end.
+        "late": still_playing(
+            round_, ((r.pk, r.table, r.names, r.extension) for r in rows if r.open)
+        ),
     }
 
 
@@ -275,6 +288,7 @@ def _first_rows(t: Tournament, round_: Round, limit: int) -> dict[str, Any]:
     open_first = Case(When(kind__in=OPEN, reported=False, then=0), default=1)
     pks = list(matches.order_by(open_first, "table", "id").values_list("id", flat=True)[:limit])
     shown = rows_of(round_, match_pks=pks, names=display_names(t))
+    add_times(shown, round_)
     reports = (
         organizer_panel(round_)
         if Report.objects.filter(match__round=round_).exists()
@@ -291,7 +305,32 @@ def _first_rows(t: Tournament, round_: Round, limit: int) -> dict[str, Any]:
         "filters": Filters(),
         "reports": reports,
         "check_count": len({r["pk"] for r in reports["rows"]}),
+        "late": _late(t, round_),
     }
+
+
+def _late(t: Tournament, round_: Round) -> list[Any]:
+    """The round screen's "still playing" list: read only once the round's time is up."""
+    if not round_over(
+        clock_ends_at=round_.clock_ends_at,
+        clock_paused_remaining=round_.clock_paused_remaining,
+        now=timezone.now(),
+    ):
+        return []
+    open_rows = [r for r in rows_of(round_, names=display_names(t)) if r.open]
+    add_times(open_rows, round_)
+    return still_playing(round_, ((r.pk, r.table, r.names, r.extension) for r in open_rows))
+
+
+def add_times(rows: list[Row], round_: Round) -> None:
+    """Each row's time extension and its table's own end (one query)."""
+    added = round_extensions(round_.pk)
+    if not added:
+        return
+    now = timezone.now()
+    for row in rows:
+        row.extension = added.get(row.pk, 0)
+        row.ends = extension_text(round_, row.extension, now)
 
 
 def match_at_table(round_: Round, table: int) -> Match | None:
@@ -327,6 +366,10 @@ def match_row_html(t: Tournament, match: Match, *, oob: bool = False) -> str:
 
 def one_row(t: Tournament, match_pk: int) -> Row | None:
     rows = rows_of(0, match_pk=match_pk, names=display_names(t))
+    if rows and rows[0].open:
+        round_ = Round.objects.filter(matches=match_pk).first()
+        if round_ is not None:
+            add_times(rows, round_)
     return rows[0] if rows else None
 
 
