@@ -20,6 +20,10 @@ MAX_TABLE = 100_000  # the interchange document's limit on a table number
 MAX_REASON = 100  # FixedSeat.reason
 
 
+class TableTaken(ServiceError):
+    """The table is another player's fixed table."""
+
+
 def _own_player(t: Tournament, player: Player) -> None:
     if player.tournament_id != t.pk:
         raise ServiceError(f"{player.name} is not a player of this event.")
@@ -47,7 +51,7 @@ def fix_seat(
             .first()
         )
         if holder is not None:
-            raise ServiceError(
+            raise TableTaken(
                 f"Table {table} is fixed for {holder.player.name} already: choose another "
                 "table, or remove that fixed seat first."
             )
