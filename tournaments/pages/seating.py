@@ -12,7 +12,6 @@ from tournaments.models import (
     FixedSeat,
     PairingRestriction,
     Player,
-    Status,
     Tournament,
 )
 from tournaments.pages.event import display_names
@@ -88,7 +87,6 @@ def seating_screen(t: Tournament, **extra: Any) -> dict[str, Any]:
         "enforcement_label": Enforcement(t.enforcement).label,
         "levels": Enforcement.choices,
         "casual": casual,
-        "finished": t.status == Status.FINISHED,
         "errors": {},
         "typed": {},
     }
