@@ -30,7 +30,9 @@ from tournaments.models import (
 from tournaments.pages import audit
 from tournaments.services import floor as floor_services
 from tournaments.services import registration, reports
+from tournaments.services.fixed_seats import fix_seat, unfix_seat
 from tournaments.services.penalties import issue_penalty, withdraw_penalty
+from tournaments.services.restrictions import lift_restriction, restrict_pairing, set_enforcement
 
 pytestmark = pytest.mark.django_db
 AT = datetime(2025, 6, 14, 12, 3, tzinfo=UTC)  # 14:03 in Madrid
@@ -201,6 +203,11 @@ def floor(owner: User) -> Tournament:
     floor_services.remove_extension(tournament=t, extension=extension, by=owner)
     check = floor_services.start_deck_check(tournament=t, match=second, by=owner)
     floor_services.finish_deck_check(check=check, by=owner, note="all fine")
+    fix_seat(tournament=t, player=ana, table=10, reason="wheelchair", by=owner)
+    unfix_seat(tournament=t, player=ana, by=owner)
+    restrict_pairing(tournament=t, player_a=ana, player_b=ben, reason="family", by=owner)
+    lift_restriction(tournament=t, player_a=ana, player_b=ben, by=owner)
+    set_enforcement(tournament=t, enforcement="competitive", by=owner)
     warning = issue_penalty(
         tournament=t, player=ana, infraction="tardiness", penalty="warning", by=owner
     )

@@ -47,6 +47,8 @@ CLASSES: dict[str, frozenset[str]] = {
          "judge_deck_check_start", "judge_deck_check_finish"],
         FLOOR,
     ),
+    # Fixed seats, pairing restrictions and the enforcement level are the organizer's
+    # (the manager default): manage_seating and its actions.
     # Only the owner decides who is staff and takes back "finish".
     **dict.fromkeys(["manage_reopen", "staff_account_create", "staff_account_link"], OWNER),
 }  # fmt: skip

@@ -10,7 +10,7 @@ from zoneinfo import available_timezones
 from django import forms
 from django.conf import settings
 
-from tournaments.models import Seat, StaffRole, System
+from tournaments.models import Enforcement, Seat, StaffRole, System
 from tournaments.rules import TOP_CUT_CHOICES, TOP_CUT_SIZES
 
 NOT_NEGATIVE = {
@@ -45,6 +45,17 @@ class TournamentForm(forms.Form):
         label="Time zone",
         help_text="Where the event is played: the audit log's times are in it.",
     )
+    enforcement = forms.ChoiceField(
+        choices=Enforcement.choices,
+        initial=Enforcement.REGULAR,
+        required=False,  # empty (a form of before this field): Regular
+        label="Rules Enforcement Level",
+        help_text="Regular for casual events: only they may keep two players from being "
+        "paired. Changeable later on the event's Seating screen.",
+    )
+
+    def clean_enforcement(self) -> str:
+        return self.cleaned_data.get("enforcement") or Enforcement.REGULAR
 
 
 class PlanForm(forms.Form):

@@ -21,9 +21,12 @@ from tournaments import names
 from tournaments.models import (
     AuditAction,
     CutDecision,
+    Enforcement,
     Entry,
+    FixedSeat,
     Match,
     MatchKind,
+    PairingRestriction,
     Penalty,
     PenaltyKind,
     Report,
@@ -217,6 +220,7 @@ def validate_document(doc: Any) -> None:
         if isinstance(doc["event"], dict):
             _check_carried(c, doc["event"], ids, _match_of_seat(doc))
             _check_penalties(c, doc["event"].get("penalties", []), ids, numbers)
+            _check_seating(c, doc["event"], ids)
     if c.problems:
         raise DocumentError(c.problems)
 
@@ -242,6 +246,9 @@ def validate_document(doc: Any) -> None:
 # "penalties" (issue 27): the judges' penalties, oldest first (see `_penalties`). In the
 # backup only: the plain document is public (results, nothing private), and a penalty
 # with its judge's note is not.
+# The floor (issue 27): "enforcement" (the Rules Enforcement Level: regular, competitive,
+# professional; absent: regular), "fixed_seats" ({player id: {"table", "reason"}}) and
+# "restrictions" ([[player id, player id, reason]], regular events only).
 
 STATUSES = ("registration", "running", "top_cut", "finished")
 AUDIT_ACTIONS = frozenset(AuditAction.values)
@@ -410,6 +417,56 @@ def _check_carried(
     _check_reports(c, event.get("reports", []), seats)
 
 
+def _check_seating(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
+    """The floor's keys (see above)."""
+    level = event.get("enforcement", Enforcement.REGULAR)
+    if level not in Enforcement.values:
+        c.add("event.enforcement", f"unknown level {level!r} (expected one of "
+              f"{', '.join(Enforcement.values)})")  # fmt: skip
+    fixed = event.get("fixed_seats", {})
+    if c.expect("event.fixed_seats", fixed, dict, "an object"):
+        holder: dict[int, str] = {}
+        for pid, seat in fixed.items():
+            place = f"event.fixed_seats.{pid}"
+            if pid not in ids:
+                c.add(place, f"unknown player {pid!r}")
+            elif c.expect(place, seat, dict, "an object") and c.count(
+                f"{place}.table", seat.get("table"), minimum=1, maximum=100_000
+            ):
+                if seat["table"] in holder:
+                    c.add(f"{place}.table", f"table {seat['table']} is fixed for "
+                          f"{holder[seat['table']]!r} too")  # fmt: skip
+                holder[seat["table"]] = pid
+                reason = seat.get("reason", "")
+                if not isinstance(reason, str) or len(reason) > 100:
+                    c.add(f"{place}.reason", "expected a text of at most 100 characters")
+    pairs = event.get("restrictions", [])
+    if not c.expect("event.restrictions", pairs, list, "a list"):
+        return
+    if pairs and level != Enforcement.REGULAR:
+        c.add("event.restrictions", "pairing restrictions are for regular (casual) events only")
+    seen: set[frozenset[str]] = set()
+    for k, row in enumerate(pairs):
+        place = f"event.restrictions[{k}]"
+        if not (
+            isinstance(row, list)
+            and len(row) == 3
+            and all(isinstance(v, str) for v in row)
+            and len(row[2]) <= 100
+        ):
+            c.add(place, "expected [player id, player id, reason]")
+            continue
+        a, b, _reason = row
+        unknown = [p for p in (a, b) if p not in ids]
+        if unknown:
+            c.add(place, f"unknown player {unknown[0]!r}")
+        elif a == b:
+            c.add(place, "the same player twice")
+        elif frozenset((a, b)) in seen:
+            c.add(place, f"{a!r} and {b!r} are listed twice")
+        seen.add(frozenset((a, b)))
+
+
 def _check_reports(
     c: _Checker, reports: Any, seats: dict[tuple[int, str], tuple[str, str]]
 ) -> None:
@@ -557,6 +614,7 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         **_entries_and_contacts(tournament),
         **_carried(tournament),
         **_penalties(tournament),
+        **_seating(tournament),
         "audit": [
             {
                 "at": e.at.isoformat(),
@@ -635,6 +693,28 @@ def _carried(t: Tournament) -> dict[str, Any]:
         "reports": reports,
     }
     return {key: value for key, value in out.items() if value not in ({}, [])}
+
+
+def _seating(t: Tournament) -> dict[str, Any]:
+    """The floor's keys (see above); empty seat and restriction lists are left out."""
+    out: dict[str, Any] = {"enforcement": t.enforcement}
+    fixed = {
+        ext: {"table": table, "reason": reason}
+        for ext, table, reason in FixedSeat.objects.filter(tournament=t)
+        .order_by("table")
+        .values_list("player__external_id", "table", "reason")
+    }
+    restrictions = [
+        [a, b, reason]
+        for a, b, reason in PairingRestriction.objects.filter(tournament=t)
+        .order_by("id")
+        .values_list("player_a__external_id", "player_b__external_id", "reason")
+    ]
+    if fixed:
+        out["fixed_seats"] = fixed
+    if restrictions:
+        out["restrictions"] = restrictions
+    return out
 
 
 def _entries_and_contacts(tournament: Tournament) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from tournaments.pages.audit_parts import (
 )
 from tournaments.pages.floor_audit import deck_check_sentence, extension_sentence
 from tournaments.pages.penalty_audit import penalty_sentence
+from tournaments.pages.seating_audit import fixed_seat_sentence, restriction_sentence
 from tournaments.parsing import ascii_int
 from tournaments.rules import ordinal, playoff_name, score_text
 
@@ -479,6 +480,8 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.PENALTY: penalty_sentence,
     AuditAction.EXTENSION: extension_sentence,
     AuditAction.DECK_CHECK: deck_check_sentence,
+    AuditAction.SEATING: fixed_seat_sentence,
+    AuditAction.RESTRICTION: restriction_sentence,
 }
 
 

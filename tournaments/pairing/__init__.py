@@ -15,11 +15,13 @@ from tournaments.pairing.round_robin import RoundRobinRound, round_robin_schedul
 from tournaments.pairing.swiss import (
     Pairing,
     PairingCost,
+    RestrictedCost,
     SwissPlayer,
     cost,
     lower_bound,
     pair_swiss,
     pair_swiss_exact,
+    restricted_cost,
 )
 from tournaments.pairing.tables import (
     Seating,
@@ -33,6 +35,7 @@ __all__ = [
     "BracketMatch",
     "Pairing",
     "PairingCost",
+    "RestrictedCost",
     "RoundRobinRound",
     "Seating",
     "SwissPlayer",
@@ -44,6 +47,7 @@ __all__ = [
     "pair_swiss",
     "pair_swiss_exact",
     "repeat_meetings",
+    "restricted_cost",
     "round_robin_schedule",
     "seat_tables",
     "seed_top_cut",

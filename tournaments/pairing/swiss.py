@@ -12,6 +12,16 @@ The engine minimises, lexicographically (see `PairingCost`):
 4. the number of pairs whose points differ;
 5. everything else is left to the caller's `random.Random`.
 
+Pairing restrictions (a casual event's "do not pair these two": family, teammates) are
+a level above all of these: `forbidden` pairs, and the pairing meets as few of them as
+the field allows (none, whenever any pairing avoids them all; see `RestrictedCost`).
+A forbidden pair is "blocked" exactly like a previous meeting for everything below
+(the greedy, the segment plans, the pools of the refinement: `_Field.met` holds it
+with a count of 0 meetings), so every argument that follows holds with "rematch" read
+as "blocked pair": `lower_bound` bounds the pairings that meet no blocked pair, and
+only the exact matching, which prices a forbidden pair above every rematch, ever
+pairs one.  Without restrictions nothing changes (not one call to the rng).
+
 How it stays exact and fast (the full arguments are in the docstrings of
 `_segment_bound` and `_refine`):
 
@@ -42,7 +52,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -51,12 +61,17 @@ import rustworkx as rx
 __all__ = [
     "Pairing",
     "PairingCost",
+    "RestrictedCost",
     "SwissPlayer",
     "cost",
     "lower_bound",
     "pair_swiss",
     "pair_swiss_exact",
+    "restricted_cost",
 ]
+
+# Two player ids that must not be paired (in either order).
+Forbidden = Collection[tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +108,14 @@ class PairingCost(NamedTuple):
     unequal_pairs: int
 
 
+class RestrictedCost(NamedTuple):
+    """The cost under pairing restrictions: first the forbidden pairs paired together,
+    then `PairingCost` (compare with `<`, smaller is better)."""
+
+    restricted: int
+    cost: PairingCost
+
+
 # Ties between optimal matchings are broken by a random perturbation below the lowest
 # cost level: each weight is scaled by _TIE_BREAK * (nodes + 2) and gets a random
 # 0.._TIE_BREAK-1, so the perturbations of a whole matching never add up to one unit of
@@ -111,9 +134,9 @@ _TIE_BREAK = 1 << _TIE_BITS
 class _Field:
     """Players by index 0..n-1 with the data the solvers need."""
 
-    __slots__ = ("had_bye", "ids", "met", "n", "points")
+    __slots__ = ("apart", "had_bye", "ids", "met", "n", "points")
 
-    def __init__(self, players: Sequence[SwissPlayer]) -> None:
+    def __init__(self, players: Sequence[SwissPlayer], forbidden: Forbidden = ()) -> None:
         self.ids = [p.id for p in players]
         if len(set(self.ids)) != len(self.ids):
             dup = sorted(i for i, c in Counter(self.ids).items() if c > 1)
@@ -136,6 +159,26 @@ class _Field:
             for j, c in self.met[i].items():
                 if self.met[j].get(i, 0) < c:
                     self.met[j][i] = c
+        # Forbidden pairs among the active players: blocked like a meeting (a key of
+        # `met`) without counting as one (0 meetings), and priced by `apart`.
+        self.apart: list[set[int]] | None = None
+        if forbidden:
+            self.apart = [set() for _ in range(self.n)]
+            for a, b in forbidden:
+                i, j = index.get(a), index.get(b)
+                if i is None or j is None or i == j:
+                    continue
+                self.apart[i].add(j)
+                self.apart[j].add(i)
+                self.met[i].setdefault(j, 0)
+                self.met[j].setdefault(i, 0)
+            if not any(self.apart):
+                self.apart = None
+
+    def restricted(self, pairs: Iterable[tuple[int, int]]) -> int:
+        """How many of `pairs` are forbidden ones."""
+        apart = self.apart
+        return 0 if apart is None else sum(1 for i, j in pairs if j in apart[i])
 
     def pair_cost(self, i: int, j: int) -> tuple[int, int, int]:
         diff = self.points[i] - self.points[j]
@@ -182,7 +225,15 @@ class _Field:
 
 def cost(players: Sequence[SwissPlayer], pairing: Pairing) -> PairingCost:
     """Cost of any pairing of `players`; raises ValueError if it is not a valid one."""
-    field = _Field(players)
+    return restricted_cost(players, pairing).cost
+
+
+def restricted_cost(
+    players: Sequence[SwissPlayer], pairing: Pairing, forbidden: Forbidden = ()
+) -> RestrictedCost:
+    """`cost` under pairing restrictions: the forbidden pairs `pairing` pairs, then its
+    `PairingCost`; raises ValueError if it is not a valid pairing of `players`."""
+    field = _Field(players, forbidden)
     index = {pid: i for i, pid in enumerate(field.ids)}
     seen: list[str] = [pid for table in pairing.tables for pid in table]
     if pairing.bye is not None:
@@ -194,17 +245,20 @@ def cost(players: Sequence[SwissPlayer], pairing: Pairing) -> PairingCost:
     if any(a == b for a, b in pairing.tables):
         raise ValueError("a player cannot be paired with themself")
     pairs = [(index[a], index[b]) for a, b in pairing.tables]
-    return field.cost(pairs, None if pairing.bye is None else index[pairing.bye])
+    bye = None if pairing.bye is None else index[pairing.bye]
+    return RestrictedCost(field.restricted(pairs), field.cost(pairs, bye))
 
 
-def lower_bound(players: Sequence[SwissPlayer]) -> PairingCost:
+def lower_bound(players: Sequence[SwissPlayer], forbidden: Forbidden = ()) -> PairingCost:
     """A lexicographic lower bound on `cost` over all pairings of `players`.
 
     Any pairing's cost is >= this (see `_segment_bound`); `pair_swiss` reaches it
     whenever the field allows a rematch-free pairing whose only floats are the ones the
     two ends of the standings force and one per odd boundary in between: nearly always.
+    With `forbidden`, a bound over the pairings that pair no forbidden pair (any other
+    is worse on `RestrictedCost.restricted`).
     """
-    field = _Field(players)
+    field = _Field(players, forbidden)
     if field.n == 0:
         return PairingCost(0, 0, 0, 0, 0)
     groups = _groups(field)
@@ -827,6 +881,13 @@ def _solve_exact(field: _Field, rng: random.Random) -> tuple[list[tuple[int, int
     w_bye_rep = w_bye_pts * (span + 1)
     w_rem = 2 * w_bye_rep + w_bye_pts * (span + 1)
     top = w_rem * (max_met + 1) + w_sq * span * span + 2
+    apart = field.apart
+    w_apart = 0
+    if apart is not None:
+        # One forbidden pair outweighs everything below it in a whole matching: every
+        # pair's rematches, squares and unequal count, and the bye.
+        w_apart = n_pairs * (w_rem * max_met + w_sq * span * span + 1) + w_rem + 1
+        top += w_apart
 
     order = list(range(n))
     rng.shuffle(order)
@@ -840,6 +901,8 @@ def _solve_exact(field: _Field, rng: random.Random) -> tuple[list[tuple[int, int
             j = order[b]
             rem, sq, uneq = field.pair_cost(i, j)
             c = rem * w_rem + sq * w_sq + uneq
+            if apart is not None and j in apart[i]:
+                c += w_apart
             edges.append((a, b, (top - c) * scale + rng.getrandbits(_TIE_BITS)))
     if n % 2:
         dummy = graph.add_node(-1)
@@ -868,23 +931,30 @@ def _solve_exact(field: _Field, rng: random.Random) -> tuple[list[tuple[int, int
 # ---------------------------------------------------------------------------
 
 
-def pair_swiss_exact(players: Sequence[SwissPlayer], rng: random.Random) -> Pairing:
-    """Optimal pairing by one general matching over the whole field (O(n^3))."""
-    field = _Field(players)
+def pair_swiss_exact(
+    players: Sequence[SwissPlayer], rng: random.Random, forbidden: Forbidden = ()
+) -> Pairing:
+    """Optimal pairing by one general matching over the whole field (O(n^3)); with
+    `forbidden`, optimal for `RestrictedCost`."""
+    field = _Field(players, forbidden)
     if field.n == 0:
         return Pairing((), None)
     pairs, bye = _solve_exact(field, rng)
     return field.to_pairing(pairs, bye, rng)
 
 
-def pair_swiss(players: Sequence[SwissPlayer], rng: random.Random) -> Pairing:
-    """Pair one Swiss round optimally for `PairingCost` (see module docstring).
+def pair_swiss(
+    players: Sequence[SwissPlayer], rng: random.Random, forbidden: Forbidden = ()
+) -> Pairing:
+    """Pair one Swiss round optimally for `PairingCost` (see module docstring); with
+    `forbidden` (pairs of ids), optimally for `RestrictedCost`: no forbidden pair
+    meets unless every pairing of the field pairs one, and then as few as possible.
 
     Round 1 (no one has met anyone, everyone on the same points) needs no special
     case: one group with no constraints gives a uniformly shuffled pairing and a
     random bye.
     """
-    field = _Field(players)
+    field = _Field(players, forbidden)
     n = field.n
     if n == 0:
         return Pairing((), None)

@@ -22,9 +22,12 @@ from tournaments.models import (
     AuditAction,
     AuditEntry,
     AuditPlayer,
+    Enforcement,
     Entry,
+    FixedSeat,
     Match,
     MatchKind,
+    PairingRestriction,
     Penalty,
     Player,
     Report,
@@ -150,6 +153,7 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     players = _restore_players(t, event, notes)
     _restore_reports(event.get("reports", []), players)
     _restore_penalties(t, event.get("penalties", []), players)
+    _restore_seating(t, event, players)
     for clock in event.get("clocks", []):
         paused = clock.get("paused_seconds")
         Round.objects.filter(tournament=t, number=clock["round"]).update(
@@ -267,6 +271,25 @@ def _restore_players(t: Tournament, event: dict[str, Any], notes: list[str]) -> 
             "give the players new links here if this copy is the one to use."
         )
     return players
+
+
+def _restore_seating(t: Tournament, event: dict[str, Any], players: dict[str, Player]) -> None:
+    """The enforcement level, fixed seats and pairing restrictions (interchange: the
+    floor's keys), as validated."""
+    t.enforcement = event.get("enforcement", Enforcement.REGULAR)
+    t.save(update_fields=["enforcement"])
+    FixedSeat.objects.bulk_create(
+        FixedSeat(tournament=t, player=players[ext], table=seat["table"],
+                  reason=seat.get("reason", ""))
+        for ext, seat in event.get("fixed_seats", {}).items()
+    )  # fmt: skip
+    rows = []
+    for a, b, reason in event.get("restrictions", []):
+        first, second = sorted((players[a], players[b]), key=lambda p: p.pk)
+        rows.append(
+            PairingRestriction(tournament=t, player_a=first, player_b=second, reason=reason)
+        )
+    PairingRestriction.objects.bulk_create(rows)
 
 
 def _restore_reports(reports: list[dict[str, Any]], players: dict[str, Player]) -> None:

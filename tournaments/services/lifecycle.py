@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
 from tournaments.domain import current_round, missing_results
-from tournaments.models import AuditAction, Status, System, Tournament
+from tournaments.models import AuditAction, Enforcement, Status, System, Tournament
 from tournaments.rules import BEST_OF, TOP_CUT_CHOICES
 from tournaments.services.playoff import final_decided
 from tournaments.services.writing import ServiceError, writing
@@ -59,6 +59,7 @@ def create_tournament(
     seed: int | None = None,
     owner: Any = None,
     time_zone: str = "",
+    enforcement: str = Enforcement.REGULAR,
 ) -> Tournament:
     name = name.strip()
     if not name:
@@ -71,6 +72,8 @@ def create_tournament(
         raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
     if time_zone and time_zone not in available_timezones():
         raise ServiceError(f"Unknown time zone {time_zone!r}: choose one such as Europe/Paris.")
+    if enforcement not in Enforcement.values:
+        raise ServiceError(f"Unknown Rules Enforcement Level {enforcement!r}.")
     with transaction.atomic():
         tournament = insert_tournament(
             name=name,
@@ -81,6 +84,7 @@ def create_tournament(
             seed=new_seed() if seed is None else seed,
             owner=owner,
             time_zone=time_zone,
+            enforcement=enforcement,
         )
         with writing(tournament, by=owner) as w:
             tournament = w.tournament  # the row as written, its version included

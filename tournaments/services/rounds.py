@@ -29,7 +29,9 @@ from tournaments.models import (
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
+from tournaments.services.fixed_seats import table_numbers
 from tournaments.services.playoff import enter_walkovers, pair_playoff_round
+from tournaments.services.restrictions import forbidden_pairs, note_effects, restriction_effects
 from tournaments.services.seating import active_ids, active_players, create_round, round_rng
 from tournaments.services.writing import ServiceError, writing
 
@@ -86,6 +88,7 @@ def pair_next_round(
         if t.check_in and last is None:
             _refuse_without_check_ins(t)
         matches: list[int] | None = None  # the new round's, when only they changed
+        effects: list[tuple[str, str, str]] = []  # what pairing restrictions changed
         if t.status == Status.TOP_CUT:
             assert last is not None  # a top cut starts after a Swiss round
             round_ = pair_playoff_round(t, last)
@@ -94,7 +97,7 @@ def pair_next_round(
         elif t.system == System.LEAGUE:
             round_ = _pair_league(t, last, agreed_byes)
         else:
-            round_, matches = _pair_swiss(t, last)
+            round_, matches, effects = _pair_swiss(t, last)
         if t.status == Status.REGISTRATION:
             t.status = Status.RUNNING
             t.save(update_fields=["status"])
@@ -111,6 +114,7 @@ def pair_next_round(
             },
             round=round_.number,
         )
+        note_effects(w, round_.number, effects)
         if round_.playoff:
             enter_walkovers(w, round_)
     return round_
@@ -162,7 +166,9 @@ def _swiss_history(t: Tournament) -> PairingHistory:
     )
 
 
-def _pair_swiss(t: Tournament, last: Round | None) -> tuple[Round, list[int]]:
+def _pair_swiss(
+    t: Tournament, last: Round | None
+) -> tuple[Round, list[int], list[tuple[str, str, str]]]:
     players = active_ids(t)
     if len(players) < 2:
         raise ServiceError("At least two active players are needed to pair a round.")
@@ -171,20 +177,20 @@ def _pair_swiss(t: Tournament, last: Round | None) -> tuple[Round, list[int]]:
     history = _swiss_history(t)
     points = history.points
     assert points is not None
-    pairing = pair_swiss(
-        [
-            SwissPlayer(
-                id=e,
-                # Match points from the stored standings (Swiss rounds only).
-                points=int(points.get(e, 0)),
-                opponents=tuple(history.opponents.get(e, ())),
-                had_bye=e in history.byes,
-            )
-            for _pk, e in players
-        ],
-        round_rng(t, number),
-    )
-    return _create_round(
+    field = [
+        SwissPlayer(
+            id=e,
+            # Match points from the stored standings (Swiss rounds only).
+            points=int(points.get(e, 0)),
+            opponents=tuple(history.opponents.get(e, ())),
+            had_bye=e in history.byes,
+        )
+        for _pk, e in players
+    ]
+    forbidden = forbidden_pairs(t)
+    pairing = pair_swiss(field, round_rng(t, number), forbidden)
+    effects = restriction_effects(field, pairing, forbidden, lambda: round_rng(t, number))
+    round_, matches = _create_round(
         t,
         number=number,
         tables=[(pk_of[a], pk_of[b]) for a, b in pairing.tables],
@@ -192,6 +198,7 @@ def _pair_swiss(t: Tournament, last: Round | None) -> tuple[Round, list[int]]:
         # The stored standings are those before this round: the points it is paired on.
         points={pk: points_stored(points[e]) for pk, e in history.ext.items() if e in points},
     )
+    return round_, matches, effects
 
 
 def _create_round(
@@ -209,6 +216,7 @@ def _create_round(
     build and send (issue 26)."""
     round_ = Round.objects.create(tournament=t, number=number, phase=t.phase, playoff=False)
     groups = [*tables, *((pk,) for pk in byes)]
+    numbers = table_numbers(t, tables, len(byes))  # fixed seats (services.fixed_seats)
     q = connection.ops.quote_name
     match_table, seat_table, table = (
         q(Match._meta.db_table),
@@ -219,54 +227,54 @@ def _create_round(
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # One statement: the matches, then their seats joined to the new matches by
-            # table. The arrays go as text literals: psycopg adapting 24,000 numbers one
-            # by one took 35 ms of the 8,192-player click (issue 26).
+            # table number. The arrays go as text literals: psycopg adapting 24,000
+            # numbers one by one took 35 ms of the 8,192-player click (issue 26).
             at_table, player, position, at_pairing = [], [], [], []
-            for k, group in enumerate(groups, start=1):
+            for n, group in zip(numbers, groups, strict=True):
                 for seat, pk in enumerate(group):
-                    at_table.append(str(k))
+                    at_table.append(str(n))
                     player.append(str(pk))
                     position.append(str(seat))
                     value = points.get(pk)
                     at_pairing.append("NULL" if value is None else str(value))
             cursor.execute(
                 f"WITH m AS (INSERT INTO {match_table} (round_id, {table}, kind, reported, draws)"
-                " SELECT %s, k, CASE WHEN k <= %s THEN %s ELSE %s END, k > %s, 0"
-                f" FROM generate_series(1, %s) AS k RETURNING id, {table} AS k),"
+                " SELECT %s, n, CASE WHEN k <= %s THEN %s ELSE %s END, k > %s, 0"
+                f" FROM unnest(%s::int[]) WITH ORDINALITY AS t(n, k) RETURNING id, {table} AS n),"
                 f" s AS (INSERT INTO {seat_table} ({columns}) SELECT m.id, %s, s.p, s.pos, false, s.v"
-                " FROM unnest(%s::int[], %s::int[], %s::int[], %s::numeric[]) AS s(k, p, pos, v)"
-                " JOIN m ON m.k = s.k)"
-                " SELECT id, k FROM m",
+                " FROM unnest(%s::int[], %s::int[], %s::int[], %s::numeric[]) AS s(n, p, pos, v)"
+                " JOIN m ON m.n = s.n)"
+                " SELECT id, n FROM m",
                 [round_.pk, len(tables), MatchKind.PLAYED, MatchKind.BYE, len(tables),
-                 len(groups), round_.pk, *(
+                 "{" + ",".join(map(str, numbers)) + "}", round_.pk, *(
                     "{" + ",".join(values) + "}"
                     for values in (at_table, player, position, at_pairing)
                 )],
             )  # fmt: skip
-            match_of = {k: pk for pk, k in cursor.fetchall()}
+            match_of = {n: pk for pk, n in cursor.fetchall()}
         else:
             cursor.executemany(
                 f"INSERT INTO {match_table} (round_id, {table}, kind, reported, draws)"
                 " VALUES (%s, %s, %s, %s, 0)",
                 [
-                    (round_.pk, k, MatchKind.PLAYED if k <= len(tables) else MatchKind.BYE,
+                    (round_.pk, n, MatchKind.PLAYED if k <= len(tables) else MatchKind.BYE,
                      k > len(tables))
-                    for k in range(1, len(groups) + 1)
+                    for k, n in enumerate(numbers, start=1)
                 ],
             )  # fmt: skip
             cursor.execute(
                 f"SELECT id, {table} FROM {match_table} WHERE round_id = %s", [round_.pk]
             )
-            match_of = {k: pk for pk, k in cursor.fetchall()}
+            match_of = {n: pk for pk, n in cursor.fetchall()}
             cursor.executemany(
                 f"INSERT INTO {seat_table} ({columns}) VALUES (%s, %s, %s, %s, false, %s)",
                 [
-                    (match_of[k], round_.pk, pk, seat, points.get(pk))
-                    for k, group in enumerate(groups, start=1)
+                    (match_of[n], round_.pk, pk, seat, points.get(pk))
+                    for n, group in zip(numbers, groups, strict=True)
                     for seat, pk in enumerate(group)
                 ],
             )
-    return round_, [match_of[k] for k in range(1, len(groups) + 1)]
+    return round_, [match_of[n] for n in numbers]
 
 
 def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) -> Round:

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from scoring.models import Standing
 from tournaments.models import Entry, Match, MatchKind, Player, Round, Seat, Tournament
+from tournaments.services.fixed_seats import table_numbers
 
 
 def round_rng(tournament: Tournament, number: int) -> random.Random:
@@ -36,14 +37,21 @@ def create_round(
         tournament=tournament, number=number, phase=phase or tournament.phase, playoff=playoff
     )
     groups = [*tables, *([p] for p in byes)]
+    # Fixed seats (services.fixed_seats); not in the top cut, whose bracket order is
+    # its table order.
+    numbers = (
+        list(range(1, len(groups) + 1))
+        if playoff
+        else table_numbers(tournament, [[p.pk for p in g] for g in tables], len(byes))
+    )
     matches = [
         Match(
             round=round_,
-            table=k,
+            table=n,
             kind=kind if k <= len(tables) else MatchKind.BYE,
             reported=k > len(tables),
         )
-        for k in range(1, len(groups) + 1)
+        for k, n in enumerate(numbers, start=1)
     ]
     Match.objects.bulk_create(matches)
     # The stored standings are those before this round: the points it is paired on.
