@@ -6,9 +6,9 @@ block: it does not bump the tournament's version, which every public page's cach
 ETag derive from (a hall of 2,000 phones would refetch for a player's call). Like a
 player's report (services.reports) it runs in a short transaction of its own under FOR
 KEY SHARE on the tournament row (serialised with the organizer's writes, not with other
-reports and calls) and a row lock of its own: the player's row for a new call (two taps
-never make two calls), the call's row for a judge's action (two judges claiming at once:
-the second is told who has it). It leaves an audit entry like every write (AuditAction.
+reports and calls) and a row lock of its own: the table's match row for a new call (two
+taps, or both players at once, never make two calls), the call's row for a judge's action
+(two judges claiming at once: the second is told who has it). It leaves an audit entry like every write (AuditAction.
 CALL, with its round, table and players; `after` holds the facts the audit sentence is
 built from: tournaments.pages.call_audit).
 
@@ -142,6 +142,17 @@ def _table_seats(t: Tournament, round_: Round, table: int) -> tuple[Match, list[
     return match, [s for s in seats if s.match_id == match.pk]
 
 
+def _lock_table(match_id: int) -> None:
+    """FOR NO KEY UPDATE on the table's match row: two calls for one table (a double tap,
+    both players at once, a judge and a player) queue here, and the second finds the
+    first's call. (A report holds the same row a moment: services.reports.)"""
+    list(
+        Match.objects.select_for_update(no_key=True)
+        .filter(pk=match_id)
+        .values_list("pk", flat=True)
+    )
+
+
 def _open_at(t: Tournament, round_number: int, table: int) -> JudgeCall | None:
     return (
         JudgeCall.objects.filter(
@@ -212,12 +223,7 @@ def call_judge(*, player: Player, note: str = "") -> JudgeCall:
     if refused is not None:
         raise TooManyCalls(refused)
     with _calling(player.tournament_id) as w:
-        # Two taps at once: the second waits here and then finds the first's call.
-        found = (
-            Player.objects.select_for_update(no_key=True)
-            .filter(pk=player.pk, tournament=w.tournament)
-            .first()
-        )
+        found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None or found.entry != Entry.ACCEPTED:
             raise ServiceError(NOT_IN_EVENT)
         if found.dropped:
@@ -229,6 +235,7 @@ def call_judge(*, player: Player, note: str = "") -> JudgeCall:
         if seat is None or seat.match.table is None or seat.match.kind not in AT_A_TABLE:
             raise ServiceError(NO_TABLE.format(round=_round_words(round_)))
         table = seat.match.table
+        _lock_table(seat.match_id)
         existing = _open_at(w.tournament, round_.number, table)
         if existing is not None:
             who = "you" if existing.player_id == found.pk else "your table"
@@ -254,8 +261,10 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
         round_ = current_round(w.tournament)
         if round_ is None:
             raise ServiceError(NOT_STARTED)
-        if _table_seats(w.tournament, round_, table) is None:
+        at_table = _table_seats(w.tournament, round_, table)
+        if at_table is None:
             raise ServiceError(f"There is no table {table} in {_round_words(round_)}.")
+        _lock_table(at_table[0].pk)
         existing = _open_at(w.tournament, round_.number, table)
         if existing is not None:
             raise AlreadyCalled(
@@ -271,16 +280,18 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
 
 
 def _locked_call(w: Write, call: JudgeCall | int) -> JudgeCall:
+    """The call under FOR NO KEY UPDATE, then read in a statement of its own: under READ
+    COMMITTED that read sees what the write we waited for committed (a row read by the
+    locking statement itself would bring its joined judge as it was before)."""
     pk = call if isinstance(call, int) else call.pk
-    found = (
-        JudgeCall.objects.select_for_update(no_key=True, of=("self",))
-        .select_related("judge", "player")
+    locked = list(
+        JudgeCall.objects.select_for_update(no_key=True)
         .filter(pk=pk, tournament=w.tournament)
-        .first()
+        .values_list("pk", flat=True)
     )
-    if found is None:
+    if not locked:
         raise ServiceError("That call is not one of this event's.")
-    return found
+    return JudgeCall.objects.select_related("judge", "player").get(pk=pk)
 
 
 def _not_resolved(call: JudgeCall) -> None:
