@@ -52,3 +52,17 @@ def lock_tournament(pk: int, *, no_key: bool = False) -> Tournament | None:
     KEY UPDATE with `no_key`); None when the event is gone."""
     limit_lock_wait()
     return Tournament.objects.select_for_update(no_key=no_key).filter(pk=pk).first()
+
+
+def share_tournament(pk: int) -> Tournament | None:
+    """The tournament row under FOR KEY SHARE until the end of the transaction: a write
+    that changes no standing and nothing public (a player's report, a judge call) is
+    serialised with the organizer's writes (FOR UPDATE) but not with the others that take
+    this lock, nor with a confirmation's FOR NO KEY UPDATE (services.reports). None when
+    the event is gone. SQLite has no row locks: its IMMEDIATE transactions serialise."""
+    if connection.vendor != "postgresql":
+        return Tournament.objects.filter(pk=pk).first()
+    limit_lock_wait()
+    table = Tournament._meta.db_table
+    rows = list(Tournament.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [pk]))
+    return rows[0] if rows else None

@@ -19,7 +19,15 @@ work belongs to the processes that serve the phones, never to the writer's. Then
 - shared pages (whole standings, pairings, the event home) are told after any write, at
   most once every SHARED_EVERY_SECONDS;
 - when no record is kept (LIVE_PREWARM off: development and tests) every open page is
-  told after each write, and its ETag decides whether anything is sent.
+  told after each write, and its ETag decides whether anything is sent;
+- judges' screens (`?floor=1`) are told at once when the event's unresolved judge calls
+  move (a new call, a claim, a hand-up, a resolution), and so is the page of each player
+  at a table whose call moved ("player"). A call bumps no version (services.calls: every
+  public page would refetch), so the hub reads the calls themselves, in the database,
+  where a call made through any process is seen: one small query per look while a
+  judges' screen is open here, one every CALLS_EVERY_SECONDS for players' pages alone.
+  No cache is involved: a cache per process (the venue mode) or a failing Redis changes
+  nothing for them.
 
 The stream itself is a generator: asynchronous under ASGI, a thread per stream under the
 development server. A WSGI server with a few threads must not give them to streams:
@@ -56,11 +64,13 @@ from urllib.parse import parse_qsl
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import Q
 from django.http.request import split_domain_port, validate_host
 
 from tournaments import clientaddress, live
 from tournaments.live import TRACKED, page_version_key, record_base
-from tournaments.models import Tournament
+from tournaments.models import JudgeCall, Seat, Tournament
+from tournaments.pages.calls import OPEN_STATES
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +94,11 @@ RETRY_MS = 3000  # EventSource's reconnection delay, sent to it
 EVERY: dict[str, float] = {"player": PLAYER_EVERY_SECONDS, "near": NEAR_EVERY_SECONDS}
 # The records a tracked page watches besides its own, each telling it at once.
 URGENT: dict[str, str] = {"player": "own"}
+# A judges' screen's stream (?floor=1): told "floor" when the unresolved calls move.
+FLOOR = "floor"
+# Without a judges' screen open in this process, players' pages learn of their table's
+# call from a look this often (seconds): a query a second, not ten, for a hall of phones.
+CALLS_EVERY_SECONDS = 1.0
 
 Deliver = Callable[[list[str]], None]
 
@@ -100,6 +115,7 @@ class Subscription:
     ready: bool = False  # `last` read once: from then on a move is a change
     at: str = ""  # the version the page showed when it opened its stream, if it said
     keys: dict[tuple[str, str], str] = field(default_factory=dict)  # watched -> cache key
+    floor: bool = False  # a judges' screen: told when the event's judge calls move
 
 
 @dataclass
@@ -112,6 +128,10 @@ class _EventState:
     shared_due: bool = False
     shared_at: float = 0.0
     fresh: list[Subscription] = field(default_factory=list)  # players' pages not looked at yet
+    # The unresolved judge calls as last read (call -> state, judge, round, table); None
+    # before the first look, which tells no one.
+    calls: dict[int, tuple[Any, ...]] | None = None
+    calls_at: float = -1e9
 
 
 class Hub:
@@ -124,6 +144,7 @@ class Hub:
         # go, since every look (ten a second) reads them.
         self._by_event: dict[str, dict[int, Subscription]] = {}
         self._tracked: dict[str, dict[int, Subscription]] = {}
+        self._floor: dict[str, dict[int, Subscription]] = {}  # judges' screens, by event
         self._events: dict[str, _EventState] = {}
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
@@ -135,7 +156,9 @@ class Hub:
     ) -> int:
         with self._lock:
             token = next(self._ids)
-            sub = Subscription(base, pages, deliver, at=at)
+            floor = any(page == FLOOR for page, _ in pages)
+            pages = tuple(p for p in pages if p[0] != FLOOR)
+            sub = Subscription(base, pages, deliver, at=at, floor=floor)
             sub.keys = {p: page_version_key(base, *p) for p in _watched(sub)}
             self._subscriptions[token] = sub
             self._by_event.setdefault(base, {})[token] = sub
@@ -143,6 +166,8 @@ class Hub:
             if pages:
                 self._tracked.setdefault(base, {})[token] = sub
                 state.fresh.append(sub)
+            if floor:
+                self._floor.setdefault(base, {})[token] = sub
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="live-hub", daemon=True)
                 self._thread.start()
@@ -154,11 +179,13 @@ class Hub:
             if gone is None:
                 return
             self._tracked.get(gone.base, {}).pop(token, None)
+            self._floor.get(gone.base, {}).pop(token, None)
             of_event = self._by_event.get(gone.base, {})
             of_event.pop(token, None)
             if not of_event:
                 self._by_event.pop(gone.base, None)
                 self._tracked.pop(gone.base, None)
+                self._floor.pop(gone.base, None)
                 self._events.pop(gone.base, None)
 
     def count(self) -> int:
@@ -185,6 +212,7 @@ class Hub:
         with self._lock:
             by_event = {base: list(subs.values()) for base, subs in self._by_event.items()}
             tracked = {base: list(self._tracked.get(base, {}).values()) for base in by_event}
+            floors = {base: list(self._floor.get(base, {}).values()) for base in by_event}
             states = {base: self._events.setdefault(base, _EventState()) for base in by_event}
             fresh = {base: state.fresh for base, state in states.items()}
             for state in states.values():
@@ -194,6 +222,7 @@ class Hub:
         # Writes are seen in the database, their source of truth, whichever process made
         # them: one small query for every event followed here.
         versions = _versions([live.base_event(base) for base in by_event])
+        self._look_at_calls(tracked, floors, states, now)
         for base, subs in by_event.items():
             found = versions.get(live.base_event(base))
             if found is not None:
@@ -204,6 +233,45 @@ class Hub:
                     states[base].figures = version
                     self.warm(base, version, "outlook")
                 self._tick_event(base, subs, tracked[base], fresh[base], states[base], version, now)
+
+    def _look_at_calls(
+        self,
+        tracked: dict[str, list[Subscription]],
+        floors: dict[str, list[Subscription]],
+        states: dict[str, _EventState],
+        now: float,
+    ) -> None:
+        """Tell judges' screens, and the pages of the players at each table concerned,
+        that the event's unresolved calls moved (see the module's docstring)."""
+        due = [
+            base
+            for base in floors
+            if floors[base]
+            or (tracked[base] and now - states[base].calls_at >= CALLS_EVERY_SECONDS)
+        ]
+        if not due:
+            return
+        found = _open_calls([live.base_event(base) for base in due])
+        for base in due:
+            state = states[base]
+            calls = found.get(live.base_event(base), {})
+            before, state.calls, state.calls_at = state.calls, calls, now
+            if before is None or before == calls:
+                continue
+            for sub in floors[base]:
+                _tell(sub, [FLOOR])
+            if not tracked[base]:
+                continue
+            moved = {
+                (row[2], row[3])
+                for pk in calls.keys() | before.keys()
+                if calls.get(pk) != before.get(pk)
+                for row in (calls.get(pk) or before[pk],)
+            }
+            seated = _players_at(live.base_event(base), moved)
+            for sub in tracked[base]:
+                if any(page == "player" and pid in seated for page, pid in sub.pages):
+                    sub.urgent.add("player")
 
     def _tick_event(
         self,
@@ -225,7 +293,7 @@ class Hub:
                 self.warm(base, version, "pages")
             if tracked and (seen is None or seen < version):
                 self.warm(base, version, "record")
-            if len(tracked) < len(subs):
+            if any(not s.pages and not s.floor for s in subs):  # a shared page is open
                 self.warm(base, version, "fragments")
         # After a refresh every tracked page is looked at; otherwise only new streams',
         # whose starting point is read once (a hall of phones joins over minutes).
@@ -234,20 +302,23 @@ class Hub:
             versions = cache.get_many(list({key for s in look for key in s.keys.values()}))
             for sub in look:
                 for page, pid in sub.pages:
-                    version = versions.get(sub.keys[(page, pid)])
-                    if sub.ready and version != sub.last.get((page, pid)):
+                    recorded = versions.get(sub.keys[(page, pid)])
+                    if sub.ready and recorded != sub.last.get((page, pid)):
                         sub.due.add(page)
                     elif (
-                        not sub.ready and sub.at and version is not None and f"{version}" != sub.at
+                        not sub.ready
+                        and sub.at
+                        and recorded is not None
+                        and f"{recorded}" != sub.at
                     ):
                         sub.urgent.add(page)  # it changed between the page load and the stream
-                    sub.last[(page, pid)] = version
+                    sub.last[(page, pid)] = recorded
                     if page in URGENT:
                         key = (URGENT[page], pid)
-                        version = versions.get(sub.keys[key])
-                        if sub.ready and version != sub.last.get(key):
+                        recorded = versions.get(sub.keys[key])
+                        if sub.ready and recorded != sub.last.get(key):
                             sub.urgent.add(page)
-                        sub.last[key] = version
+                        sub.last[key] = recorded
                 if not sub.ready:  # the page was just loaded: as good as told
                     sub.told.update((page, now) for page, _ in sub.pages)
                 sub.ready = True
@@ -276,7 +347,7 @@ class Hub:
         if state.shared_due and now - state.shared_at >= SHARED_EVERY_SECONDS:
             state.shared_due, state.shared_at = False, now
             for sub in subs:
-                if not sub.pages:
+                if not sub.pages and not sub.floor:
                     _tell(sub, ["shared"])
 
 
@@ -306,6 +377,33 @@ def _versions(pks: list[int]) -> dict[int, tuple[int, bool]]:
     return {pk: (version, bool(cut and plan)) for pk, version, cut, plan in rows}
 
 
+def _open_calls(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
+    """Each event's unresolved judge calls: call -> (state, judge, round, table). One
+    query on the calls' (event, state) index; a few dozen rows at most."""
+    out: dict[int, dict[int, tuple[Any, ...]]] = {pk: {} for pk in pks}
+    rows = JudgeCall.objects.filter(tournament_id__in=pks, state__in=OPEN_STATES).values_list(
+        "tournament_id", "pk", "state", "judge_id", "round_number", "table"
+    )
+    for event, pk, *row in rows:
+        out[event][pk] = tuple(row)
+    return out
+
+
+def _players_at(event: int, tables: set[tuple[int | None, int | None]]) -> set[str]:
+    """The ids of the players seated at these (round, table)s of the event."""
+    where = Q()
+    for number, table in tables:
+        if number is not None and table is not None:
+            where |= Q(round__number=number, match__table=table)
+    if not where:
+        return set()
+    return set(
+        Seat.objects.filter(where, round__tournament_id=event).values_list(
+            "player__external_id", flat=True
+        )
+    )
+
+
 def _watched(sub: Subscription) -> list[tuple[str, str]]:
     return [*sub.pages, *((URGENT[page], pid) for page, pid in sub.pages if page in URGENT)]
 
@@ -322,8 +420,11 @@ hub = Hub()
 
 def following(params: Mapping[str, str]) -> tuple[tuple[tuple[str, str], ...], str]:
     """What a stream's query asks to follow: the tracked pages (?player=<id> or
-    ?near=<id>; none for a shared page) and ?at=, the version the page shows."""
+    ?near=<id>; none for a shared page), a judges' screen's calls (?floor=1) and ?at=,
+    the version the page shows."""
     pages = tuple((page, params[page][:200]) for page in TRACKED if params.get(page))
+    if params.get(FLOOR):  # a judges' screen
+        pages += ((FLOOR, ""),)
     return pages, params.get("at", "")[:20]
 
 

@@ -139,7 +139,8 @@
         // or two, spread so that refused phones do not all return at once.
         if (source.readyState === 2) setTimeout(stream, REOPEN_MS * (1 + Math.random()));
       };
-      ["player", "near", "shared"].forEach(function (name) {
+      // "floor": a judges' screen's calls moved (?floor=1).
+      ["player", "near", "shared", "floor"].forEach(function (name) {
         source.addEventListener(name, refresh);
       });
     }

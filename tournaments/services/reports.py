@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
 
 from tournaments.domain import (
     current_round,
@@ -44,7 +44,7 @@ from tournaments.domain import (
     round_label,
     stamp,
 )
-from tournaments.locking import limit_lock_wait
+from tournaments.locking import share_tournament
 from tournaments.models import (
     AuditAction,
     Match,
@@ -111,17 +111,10 @@ def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False)
 
 def _shared(pk: int) -> Tournament:
     """The tournament row under FOR KEY SHARE (see the module's docstring)."""
-    if connection.vendor == "postgresql":
-        limit_lock_wait()
-        table = Tournament._meta.db_table
-        rows = list(
-            Tournament.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [pk])
-        )
-    else:  # SQLite: the transaction's IMMEDIATE write lock serialises every write anyway
-        rows = list(Tournament.objects.filter(pk=pk))
-    if not rows:
+    found = share_tournament(pk)
+    if found is None:
         raise ServiceError("That event no longer exists.")
-    return rows[0]
+    return found
 
 
 @contextmanager

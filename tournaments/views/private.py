@@ -65,6 +65,7 @@ def _context(request: HttpRequest, player: Player, token: str, **extra: Any) -> 
 LIVE_PARTS = {
     "private-status": P + "_status.html",
     "private-outlook": P + "_needs.html",
+    "private-call": P + "_call.html",  # judge calls (issue 27)
 }
 
 
