@@ -26,6 +26,7 @@ BENCHES = [
     "bench_pair_click.py",  # "Pair round 10" over HTTP at 2,048 and 8,192 players
     "bench_pages.py",
     "bench_reports.py",
+    "bench_judge_calls.py",  # a judge call reaching judges' screens among 2,000 phones
     "bench_floor_writes.py",  # a judge's "+5 min" and deck check over HTTP (issue 27)
     "bench_phones.py",  # 2,000 phones against gunicorn + PostgreSQL + Redis, ~2.5 min
 ]

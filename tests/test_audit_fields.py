@@ -28,8 +28,8 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.pages import audit
+from tournaments.services import calls, registration, reports
 from tournaments.services import floor as floor_services
-from tournaments.services import registration, reports
 from tournaments.services.fixed_seats import fix_seat, unfix_seat
 from tournaments.services.penalties import issue_penalty, withdraw_penalty
 from tournaments.services.restrictions import lift_restriction, restrict_pairing, set_enforcement
@@ -208,6 +208,12 @@ def floor(owner: User) -> Tournament:
     restrict_pairing(tournament=t, player_a=ana, player_b=ben, reason="family", by=owner)
     lift_restriction(tournament=t, player_a=ana, player_b=ben, by=owner)
     set_enforcement(tournament=t, enforcement="competitive", by=owner)
+    call = calls.call_judge(player=Player.objects.get(pk=ana.pk), note="missed trigger")
+    calls.claim_call(call=call, by=owner)
+    calls.release_call(call=call, by=owner)
+    calls.hand_to_head(call=call, by=owner)
+    calls.resolve_call(call=call, by=owner)
+    calls.open_call(tournament=t, table=first.table, note="looking", by=owner)
     warning = issue_penalty(
         tournament=t, player=ana, infraction="tardiness", penalty="warning", by=owner
     )

@@ -49,6 +49,13 @@ CLASSES: dict[str, frozenset[str]] = {
     ),
     # Fixed seats, pairing restrictions and the enforcement level are the organizer's
     # (the manager default): manage_seating and its actions.
+    # Judge calls (issue 27): the floor; a call handed up is the head judge's to take
+    # (the service refuses others, tests/test_judge_calls.py).
+    **dict.fromkeys(
+        ["judge_floor", "judge_open_call", "judge_claim_call", "judge_release_call",
+         "judge_hand_call", "judge_resolve_call"],
+        FLOOR,
+    ),
     # Only the owner decides who is staff and takes back "finish".
     **dict.fromkeys(["manage_reopen", "staff_account_create", "staff_account_link"], OWNER),
 }  # fmt: skip

@@ -47,6 +47,7 @@ from tournaments.pages.audit_parts import (
     Unknown,
     at_table,
 )
+from tournaments.pages.call_audit import call_sentence
 from tournaments.pages.floor_audit import deck_check_sentence, extension_sentence
 from tournaments.pages.penalty_audit import penalty_sentence
 from tournaments.pages.seating_audit import fixed_seat_sentence, restriction_sentence
@@ -481,6 +482,7 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.EXTENSION: extension_sentence,
     AuditAction.DECK_CHECK: deck_check_sentence,
     AuditAction.SEATING: fixed_seat_sentence,
+    AuditAction.CALL: call_sentence,
     AuditAction.RESTRICTION: restriction_sentence,
 }
 

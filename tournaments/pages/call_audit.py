@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tournaments.pages.audit import Context, Mention, Part, Record, Unknown
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
 
 VERBS = {
     "claimed": "claimed by",
