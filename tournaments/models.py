@@ -41,6 +41,20 @@ class Enforcement(models.TextChoices):
     PROFESSIONAL = "professional", "Professional"
 
 
+class DeckFormat(models.TextChoices):
+    """The format an event's decklists are checked against: constructed formats by the
+    legality Scryfall's data gives, limited (sealed, draft) by counts only."""
+
+    NONE = "", "No decklists"
+    STANDARD = "standard", "Standard"
+    PIONEER = "pioneer", "Pioneer"
+    MODERN = "modern", "Modern"
+    LEGACY = "legacy", "Legacy"
+    VINTAGE = "vintage", "Vintage"
+    PAUPER = "pauper", "Pauper"
+    LIMITED = "limited", "Limited (sealed or draft)"
+
+
 class Tournament(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=220, unique=True)
@@ -53,6 +67,14 @@ class Tournament(models.Model):
     # The event's IANA time zone ("Europe/Paris"): the times its organizer reads (the
     # audit log) are in it. Empty: the server's (settings.TIME_ZONE).
     time_zone = models.CharField(max_length=64, blank=True, default="")
+    # Decklists (issue 28): the format lists are checked against ("" : none asked for),
+    # the deadline after which players' lists are locked (None: round 1's pairing), and
+    # whether the top cut's lists are public.
+    deck_format = models.CharField(
+        max_length=10, choices=DeckFormat.choices, blank=True, default=DeckFormat.NONE
+    )
+    decklist_deadline = models.DateTimeField(null=True, blank=True)
+    decklists_published = models.BooleanField(default=False)
     # The Swiss phase being played (2 = Day 2 after a cut; shared/spec/scoring.md, phases).
     phase = models.PositiveSmallIntegerField(default=1)
     owner = models.ForeignKey(
@@ -108,6 +130,9 @@ class Tournament(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(enforcement__in=Enforcement.values), name="tournament_enforcement_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(deck_format__in=DeckFormat.values), name="tournament_deck_format_known"
             ),
             # No decision and nothing about one, or a known decision with its time and
             # the seed changes it answered.
@@ -357,6 +382,7 @@ class AuditAction(models.TextChoices):
     PENALTY = "penalty", "Penalty"
     SEATING = "seating", "Fixed seat"
     RESTRICTION = "restriction", "Pairing restriction"
+    DECKLIST = "decklist", "Decklist"
 
 
 class AuditEntry(models.Model):
@@ -626,3 +652,51 @@ class PairingRestriction(models.Model):
                 condition=Q(player_a__lt=models.F("player_b")), name="restriction_ordered"
             ),
         ]
+
+
+# --- decklists (issue 28) -------------------------------------------------------------------
+
+
+class Card(models.Model):
+    """One card of the card data the installer loads (`manage.py load_cards FILE`, the
+    public Scryfall bulk file of oracle cards). `key` is the name as decklists are matched
+    against it (tournaments.decklists.parse.card_key: case, accents and the "//" of split
+    cards normalised); `legalities` is Scryfall's {format: "legal" | "not_legal" |
+    "restricted" | "banned"}."""
+
+    key = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)
+    type_line = models.CharField(max_length=200, blank=True, default="")
+    legalities = models.JSONField(default=dict)
+    # Basic lands, and cards whose text lets a deck hold any number of them ("A deck
+    # can have any number of cards named ..."): the four-copy rule does not apply.
+    any_number = models.BooleanField(default=False)
+    # Cards that say a deck may hold up to N copies (Seven Dwarves: 7, Nazgûl: 9).
+    max_copies = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+
+class Decklist(models.Model):
+    """A player's registered decklist: the text as submitted, and what parsing and the
+    checks made of it. `main` and `side` are [[count, card name], ...] in the list's
+    order; `problems` are the checks' messages, each naming its line."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="decklist")
+    text = models.TextField()
+    main = models.JSONField(default=list)
+    side = models.JSONField(default=list)
+    problems = models.JSONField(default=list)
+    legal = models.BooleanField(default=False)
+    # Whether card names were checked against card data (none loaded: counts only).
+    names_checked = models.BooleanField(default=False)
+    submitted_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    # Who last changed it: the player (None) or a judge/organizer after the lock.
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["player_id"]
