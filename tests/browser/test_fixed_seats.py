@@ -88,8 +88,18 @@ def test_a_fixed_seat_holds_for_five_rounds_of_a_64_player_event(
                 lambda r: r.url.endswith("/quick/") and r.request.method == "POST"
             ) as answer:
                 entry.press("Enter")
-            assert answer.value.status == 200
-            assert f"Table {table}:" in answer.value.text()
+            # A self-refresh of the screen may land just as Enter is pressed: the form
+            # is then sent as a plain POST (the screen works without JavaScript too) and
+            # answered by a redirect back to the round screen. Either way it is saved.
+            assert answer.value.status in (200, 302)
+            if answer.value.status == 200:
+                assert f"Table {table}:" in answer.value.text()
+            else:
+                page.wait_for_load_state()
+                page.wait_for_function("() => window.htmx !== undefined")
+            assert Match.objects.filter(
+                round__tournament=t, round__number=number, table=table, reported=True
+            ).exists()
             # The answer's form has replaced the one typed in: the next entry types there.
             expect(page.locator("#quick-entry")).to_have_value("")
         assert not Match.objects.filter(
