@@ -69,7 +69,7 @@ from django.http.request import split_domain_port, validate_host
 
 from tournaments import clientaddress, live
 from tournaments.live import TRACKED, page_version_key, record_base
-from tournaments.models import JudgeCall, Seat, Tournament
+from tournaments.models import JudgeCall, Report, Seat, Tournament
 from tournaments.pages.calls import OPEN_STATES
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,9 @@ class _EventState:
     # before the first look, which tells no one.
     calls: dict[int, tuple[Any, ...]] | None = None
     calls_at: float = -1e9
+    # The players' reports of open matches as last read (match -> state, round, table,
+    # counter claim); None before the first look.
+    reports: dict[int, tuple[Any, ...]] | None = None
 
 
 class Hub:
@@ -252,11 +255,32 @@ class Hub:
         if not due:
             return
         found = _open_calls([live.base_event(base) for base in due])
+        # Players' reports of matches still open move no version either (services.reports):
+        # the players at such a table are told here that their opponent reported.
+        with_players = [base for base in due if tracked[base]]
+        pending = _open_reports([live.base_event(base) for base in with_players])
         for base in due:
             state = states[base]
             calls = found.get(live.base_event(base), {})
             before, state.calls, state.calls_at = state.calls, calls, now
+            if base in with_players:
+                reports = pending.get(live.base_event(base), {})
+                reports_before, state.reports = state.reports, reports
+            else:
+                reports = reports_before = {}
+            moved_reports = (
+                {
+                    (row[1], row[2])
+                    for pk in reports.keys() | (reports_before or {}).keys()
+                    if reports.get(pk) != (reports_before or {}).get(pk)
+                    for row in (reports.get(pk) or (reports_before or {})[pk],)
+                }
+                if reports_before is not None
+                else set()
+            )
             if before is None or before == calls:
+                if moved_reports:
+                    self._tell_table_players(base, tracked[base], moved_reports)
                 continue
             for sub in floors[base]:
                 _tell(sub, [FLOOR])
@@ -267,11 +291,19 @@ class Hub:
                 for pk in calls.keys() | before.keys()
                 if calls.get(pk) != before.get(pk)
                 for row in (calls.get(pk) or before[pk],)
-            }
+            } | moved_reports
             seated = _players_at(live.base_event(base), moved)
             for sub in tracked[base]:
                 if any(page == "player" and pid in seated for page, pid in sub.pages):
                     sub.urgent.add("player")
+
+    def _tell_table_players(
+        self, base: str, tracked: list[Subscription], tables: set[tuple[Any, Any]]
+    ) -> None:
+        seated = _players_at(live.base_event(base), tables)
+        for sub in tracked:
+            if any(page == "player" and pid in seated for page, pid in sub.pages):
+                sub.urgent.add("player")
 
     def _tick_event(
         self,
@@ -386,6 +418,24 @@ def _open_calls(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
     )
     for event, pk, *row in rows:
         out[event][pk] = tuple(row)
+    return out
+
+
+def _open_reports(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
+    """Each event's players' reports of matches without a result yet: match -> (state,
+    round, table, claim, counter claim). Reports of open matches only: a few hundred
+    rows at most, through the matches' (round, reported) index."""
+    out: dict[int, dict[int, tuple[Any, ...]]] = {pk: {} for pk in pks}
+    if not pks:
+        return out
+    rows = Report.objects.filter(
+        match__round__tournament_id__in=pks, match__reported=False
+    ).values_list(
+        "match__round__tournament_id", "match_id", "state", "match__round__number",
+        "match__table", "wins_a", "wins_b", "draws", "counter_wins_a", "counter_wins_b",
+    )  # fmt: skip
+    for event, match, state, number, table, *claims in rows:
+        out[event][match] = (state, number, table, *claims)
     return out
 
 

@@ -66,6 +66,8 @@ LIVE_PARTS = {
     "private-status": P + "_status.html",
     "private-outlook": P + "_needs.html",
     "private-call": P + "_call.html",  # judge calls (issue 27)
+    # "Your opponent reported": the hub tells the table's players when its report moves.
+    "private-report-notice": P + "_report_notice.html",
 }
 
 
