@@ -3,6 +3,9 @@ the order a deck check counts a list in. Card data is an in-memory CardIndex."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tournaments.decklists.check import check_decklist, deck_check_order
 from tournaments.decklists.lookup import CardIndex
 from tournaments.decklists.parse import card_key, parse_decklist
@@ -435,3 +438,13 @@ def test_a_name_made_only_of_common_trigrams_still_gets_an_answer() -> None:
     assert crowd.suggest(card_key("xyzzy")) is None
     answer = crowd.suggest(card_key("Keeper of the"))
     assert answer is not None and answer.startswith("Keeper of ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=1000), st.sampled_from(["", "standard", "vintage", "limited", "unknown"]))
+def test_any_text_is_checked_without_raising(text: str, deck_format: str) -> None:
+    parsed = parse_decklist(text)
+    for cards in (None, CARDS):
+        problems = check_decklist(parsed, deck_format=deck_format, cards=cards)
+        assert problems[: len(parsed.problems)] == list(parsed.problems)
+        deck_check_order(parsed.main, cards)

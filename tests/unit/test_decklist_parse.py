@@ -470,3 +470,9 @@ def test_a_count_alone_is_a_problem() -> None:
         "line 1: the line has a count but no card name",
         "line 2: the line has a count but no card name",
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=80))
+def test_a_key_is_its_own_key(name: str) -> None:
+    assert card_key(card_key(name)) == card_key(name)
