@@ -10,7 +10,10 @@ import pytest
 from tests.conftest import PROJECT_ROOT
 
 
-@pytest.mark.parametrize("package", ["scoring.engine", "tournaments.pairing", "tournaments.rules"])
+@pytest.mark.parametrize(
+    "package",
+    ["scoring.engine", "tournaments.pairing", "tournaments.rules", "tournaments.decklists"],
+)
 def test_engine_imports_nothing_from_django(package: str) -> None:
     code = (
         "import sys, importlib, pkgutil\n"

@@ -1,0 +1,188 @@
+"""Checking a read list against the event's format (Magic Tournament Rules 7.x and the
+formats' deck-construction rules) and, when loaded, the card data.
+
+- Constructed (every format but limited): a main deck of at least 60 cards, a sideboard
+  of at most 15, at most 4 copies of a card counting main deck and sideboard together,
+  except basic lands and the cards whose text allows any number (or up to N).
+- Limited: a main deck of at least 40; the sideboard is the rest of the pool, any size,
+  and there is no copy limit.
+- With card data: every line names a known card, legal in the format ("restricted": at
+  most one copy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tournaments.decklists.parse import card_key
+from tournaments.decklists.types import CardInfo, CardLookup, Line, Parsed, Problem
+
+LIMITED = "limited"
+COPIES = 4
+MAIN_CONSTRUCTED = 60
+SIDE_CONSTRUCTED = 15
+MAIN_LIMITED = 40
+
+FORMAT_NAMES = {
+    "standard": "Standard",
+    "pioneer": "Pioneer",
+    "modern": "Modern",
+    "legacy": "Legacy",
+    "vintage": "Vintage",
+    "pauper": "Pauper",
+    "limited": "Limited",
+}
+
+# Without card data: the cards any number of which a deck may hold, by name.
+_BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+BASIC_KEYS = frozenset(
+    [card_key(n) for n in _BASICS]
+    + [card_key(f"Snow-Covered {n}") for n in _BASICS]
+    + [card_key("Wastes"), card_key("Snow-Covered Wastes")]
+)
+
+CARD_TYPES = (
+    "Creature",
+    "Planeswalker",
+    "Instant",
+    "Sorcery",
+    "Artifact",
+    "Enchantment",
+    "Battle",
+    "Land",
+)
+OTHER = "Other"
+
+
+def format_name(deck_format: str) -> str:
+    return FORMAT_NAMES.get(deck_format, deck_format.capitalize() or "this event")
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _copies(n: int) -> str:
+    return f"{n} copy" if n == 1 else f"{n} copies"
+
+
+def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None) -> list[Problem]:
+    """Every problem with the list: the lines parsing could not read first, then the
+    problems of single cards in the order of their (first) lines, then the list-wide
+    ones (line None). A card named on several lines is counted once, on its first line."""
+    limited = deck_format == LIMITED
+    line_problems: list[Problem] = []
+    # The card each line names, merged across lines and sections: key -> first line, total.
+    first: dict[str, Line] = {}
+    totals: dict[str, int] = {}
+    infos: dict[str, CardInfo | None] = {}
+    for line in (*parsed.main, *parsed.side):
+        key = card_key(line.name)
+        info = cards.get(key) if cards is not None else None
+        if cards is not None and info is None:
+            if key not in infos:
+                infos[key] = None
+                suggestion = cards.suggest(key)
+                hint = f"; did you mean {suggestion}?" if suggestion else ""
+                line_problems.append(Problem(line.number, f"'{line.name}' is not a card{hint}"))
+            continue
+        if info is not None:
+            key = card_key(info.name)  # "Fire" and "Fire // Ice" are one card
+        infos.setdefault(key, info)
+        first.setdefault(key, line)
+        totals[key] = totals.get(key, 0) + line.count
+    for key, line in first.items():
+        info = infos[key]
+        total = totals[key]
+        name = info.name if info is not None else line.name
+        if info is not None and not limited and deck_format:
+            status = info.legalities.get(deck_format, "not_legal")
+            where = format_name(deck_format)
+            if status == "banned":
+                line_problems.append(Problem(line.number, f"{name} is banned in {where}"))
+                continue
+            if status == "restricted":
+                if total > 1:
+                    line_problems.append(
+                        Problem(
+                            line.number,
+                            f"{name} is restricted in {where}: at most 1 copy, the list has {total}",
+                        )
+                    )
+                continue
+            if status != "legal":
+                line_problems.append(Problem(line.number, f"{name} is not legal in {where}"))
+                continue
+        if limited:
+            continue
+        limit = _copy_limit(key, info)
+        if limit is not None and total > limit:
+            line_problems.append(
+                Problem(
+                    line.number,
+                    f"{_copies(total)} of {name} (main deck and sideboard): at most {limit} allowed",
+                )
+            )
+    line_problems.sort(key=lambda p: p.line or 0)
+    return [*parsed.problems, *line_problems, *_size_problems(parsed, limited=limited)]
+
+
+def _copy_limit(key: str, info: CardInfo | None) -> int | None:
+    if info is None:
+        return None if key in BASIC_KEYS else COPIES
+    if info.any_number:
+        return None
+    return info.max_copies if info.max_copies is not None else COPIES
+
+
+def _size_problems(parsed: Parsed, *, limited: bool) -> list[Problem]:
+    main = sum(line.count for line in parsed.main)
+    side = sum(line.count for line in parsed.side)
+    problems: list[Problem] = []
+    least = MAIN_LIMITED if limited else MAIN_CONSTRUCTED
+    if main < least:
+        problems.append(
+            Problem(None, f"the main deck has {_count(main)}: at least {least} are needed")
+        )
+    if not limited and side > SIDE_CONSTRUCTED:
+        problems.append(
+            Problem(
+                None, f"the sideboard has {_count(side)}: at most {SIDE_CONSTRUCTED} are allowed"
+            )
+        )
+    return problems
+
+
+def card_group(info: CardInfo | None) -> str:
+    """The deck-check group of a card: the first of CARD_TYPES its type line names (an
+    artifact creature is a creature, a land creature a creature), else Other."""
+    if info is None:
+        return OTHER
+    # Only the front face's types: a creature that transforms into a planeswalker is
+    # counted as the creature it is in the deck.
+    front = info.type_line.split("//")[0]
+    words = set(front.replace("\u2014", " ").split())
+    for kind in CARD_TYPES:
+        if kind in words:
+            return kind
+    return OTHER
+
+
+def deck_check_order(
+    lines: Iterable[Line], cards: CardLookup | None
+) -> list[tuple[str, list[Line]]]:
+    """The lines of a main deck or sideboard as a deck check counts them: grouped by card
+    type (creatures, planeswalkers, instants, sorceries, artifacts, enchantments, battles,
+    lands, then others and unknown names), each group by name. Without card data one
+    group, "Cards", by name. Empty groups are left out."""
+    lines = list(lines)
+    if cards is None:
+        return [("Cards", sorted(lines, key=lambda line: card_key(line.name)))] if lines else []
+    groups: dict[str, list[Line]] = {}
+    for line in lines:
+        groups.setdefault(card_group(cards.get(card_key(line.name))), []).append(line)
+    return [
+        (kind, sorted(groups[kind], key=lambda line: card_key(line.name)))
+        for kind in (*CARD_TYPES, OTHER)
+        if kind in groups
+    ]
