@@ -556,7 +556,5 @@ def decklist_top_cut(t: Tournament) -> list[Player]:
     if not chosen:
         top = Standing.objects.filter(tournament=t, player__entry=Entry.ACCEPTED)
         chosen = [s.player for s in top.select_related("player").order_by("position")[:8]]
-    places = dict(
-        Standing.objects.filter(player__in=chosen).values_list("player_id", "position")
-    )
+    places = dict(Standing.objects.filter(player__in=chosen).values_list("player_id", "position"))
     return sorted(chosen, key=lambda p: (places.get(p.pk, 1 << 30), p.pk))

@@ -8,9 +8,7 @@ from tournaments.views import decklists
 urlpatterns: list[URLPattern | URLResolver] = [
     path("p/<str:token>/decklist/", decklists.private_decklist, name="private_decklist"),
     path("t/<slug:slug>/manage/decklists/", decklists.manage_decklists, name="manage_decklists"),
-    path(
-        "t/<slug:slug>/manage/decklists/rules/", decklists.rules, name="manage_decklist_rules"
-    ),
+    path("t/<slug:slug>/manage/decklists/rules/", decklists.rules, name="manage_decklist_rules"),
     path(
         "t/<slug:slug>/manage/decklists/publish/",
         decklists.publish,
@@ -21,9 +19,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         decklists.export_json,
         name="manage_decklists_json",
     ),
-    path(
-        "t/<slug:slug>/manage/decklists.txt", decklists.export_text, name="manage_decklists_txt"
-    ),
+    path("t/<slug:slug>/manage/decklists.txt", decklists.export_text, name="manage_decklists_txt"),
     path(
         "t/<slug:slug>/judge/decklists/<int:pk>/",
         decklists.judge_decklist,

@@ -4,7 +4,8 @@ renderers: `decklist_sentence(record, context)`. It reads the entry's players an
 
 - {"event": "submitted" | "entered" | "changed", "main", "side", "legal", "problems",
   "replaced"} (and for "entered"/"changed" "main_list", "side_list"), the player named;
-  before (a judge's change): {"main", "side", "main_list"...} of the list replaced;
+  before (a judge's change): the same "main", "side" (counts), "main_list" and
+  "side_list" of the list replaced;
 - {"event": "rules", "format", "deadline", "rechecked"};
 - {"event": "publish", "published"}.
 """
@@ -35,9 +36,9 @@ def _diff(before: Any, after: dict[str, Any]) -> str:
     if not isinstance(before, dict) or "main_list" not in after:
         return ""
     changes: list[str] = []
-    for section, key, listed in (("", "main", "main_list"), (" (side)", "side", "side_list")):
+    for section, listed in (("", "main_list"), (" (side)", "side_list")):
         old: dict[str, int] = {}
-        for count, name in before.get(key) or []:
+        for count, name in before.get(listed) or []:
             old[str(name)] = old.get(str(name), 0) + int(count)
         new: dict[str, int] = {}
         for count, name in after.get(listed) or []:

@@ -17,7 +17,7 @@ from django.conf import settings
 from tournaments.decklists.check import deck_check_order
 from tournaments.decklists.types import CardLookup, Line
 from tournaments.domain import decklist_top_cut, decklists_locked
-from tournaments.models import Card, Decklist, DeckFormat, Entry, Player, Tournament
+from tournaments.models import Card, DeckFormat, Decklist, Entry, Player, Tournament
 from tournaments.pages.event import display_names
 
 
@@ -30,7 +30,9 @@ def _when(t: Tournament, at: datetime | None) -> str:
     if at is None:
         return ""
     local = at.astimezone(_zone(t))
-    return f"{local:%a} {local.day} {local:%b %Y}, {local:%H:%M} ({t.time_zone or settings.TIME_ZONE})"
+    return (
+        f"{local:%a} {local.day} {local:%b %Y}, {local:%H:%M} ({t.time_zone or settings.TIME_ZONE})"
+    )
 
 
 def deadline_input(t: Tournament) -> str:
@@ -179,7 +181,9 @@ def _lines(cards: list[list[Any]], section: str) -> list[Line]:
     ]
 
 
-def _grouped(cards: list[list[Any]], section: str, lookup: CardLookup | None) -> list[dict[str, Any]]:
+def _grouped(
+    cards: list[list[Any]], section: str, lookup: CardLookup | None
+) -> list[dict[str, Any]]:
     return [
         {"type": kind, "count": sum(x.count for x in lines), "lines": lines}
         for kind, lines in deck_check_order(_lines(cards, section), lookup)

@@ -37,7 +37,7 @@ from tournaments.decklists.check import check_decklist
 from tournaments.decklists.parse import card_key, parse_decklist, parse_dek
 from tournaments.decklists.types import CardLookup, Line, Parsed
 from tournaments.domain import decklists_locked
-from tournaments.models import AuditAction, Decklist, DeckFormat, Entry, Player, Tournament
+from tournaments.models import AuditAction, DeckFormat, Decklist, Entry, Player, Tournament
 from tournaments.permissions import can_judge
 from tournaments.services.cards import card_lookup
 from tournaments.services.reports import _shared
@@ -148,20 +148,23 @@ def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Chec
         raise ServiceError(EMPTY)
     before: list[str] = []
     if _is_dek(text):
-        try:
-            dek = parse_dek(text)
-        except (ValueError, SyntaxError) as exc:  # xml's ParseError is a SyntaxError
-            raise ServiceError(f"This .dek file could not be read ({exc}).") from None
+        dek = parse_dek(text)  # never raises: what it cannot read is a problem
         if not dek.main and not dek.side:
+            why = "; ".join(str(p) for p in dek.problems[:3]) or "it holds no cards"
             raise ServiceError(
-                "This .dek file holds no cards: export the deck from MTGO again, or paste "
-                "the list as text."
+                f"This .dek file could not be used ({why}): export the deck from MTGO "
+                "again, or paste the list as text."
             )
         before = [f"in the .dek file: {p}" for p in dek.problems]
         text = _as_text(dek)
     parsed = parse_decklist(text)
-    if not parsed.main and not parsed.side and not parsed.problems:
-        raise ServiceError(EMPTY)
+    if not parsed.main and not parsed.side:
+        # Nothing to register: the reason (too many lines, unreadable lines) is the answer.
+        if not parsed.problems:
+            raise ServiceError(EMPTY)
+        shown = "; ".join(str(p) for p in parsed.problems[:3])
+        more = f" (and {len(parsed.problems) - 3} more)" if len(parsed.problems) > 3 else ""
+        raise ServiceError(f"No card could be read from this list: {shown}{more}.")
     problems = [*before, *(str(p) for p in parsed.problems)]
     for p in check_decklist(parsed, deck_format=deck_format, cards=cards):
         if str(p) not in problems:
@@ -269,12 +272,18 @@ def _submit(w: Write, player: Player, checked: Checked, *, by: Any) -> Decklist:
         raise ServiceError(LOCKED)
     who = _event_player(t, player)
     existing = Decklist.objects.filter(player=who).first()
-    if existing is not None and existing.text == checked.text and existing.problems == (
-        checked.problems
+    if (
+        existing is not None
+        and existing.text == checked.text
+        and existing.problems == (checked.problems)
     ):
         return existing  # the same list again: nothing to write
     before = (
-        {"main": existing.main, "side": existing.side, **_counts(existing.main, existing.side)}
+        {
+            **_counts(existing.main, existing.side),
+            "main_list": existing.main,
+            "side_list": existing.side,
+        }
         if existing is not None
         else None
     )
@@ -322,7 +331,7 @@ def recheck(w: Write, cards: CardLookup | None) -> int:
     return len(changed)
 
 
-def _deadline_text(t: Tournament, deadline: datetime | None) -> str | None:
+def _deadline_text(deadline: datetime | None) -> str | None:
     return deadline.isoformat() if deadline is not None else None
 
 
@@ -340,8 +349,8 @@ def set_decklist_rules(
         raise ServiceError("The deadline needs its time zone.")
     with writing(tournament, by=by) as w:
         t = w.tournament
-        old = {"format": t.deck_format, "deadline": _deadline_text(t, t.decklist_deadline)}
-        new = {"format": deck_format, "deadline": _deadline_text(t, deadline)}
+        old = {"format": t.deck_format, "deadline": _deadline_text(t.decklist_deadline)}
+        new = {"format": deck_format, "deadline": _deadline_text(deadline)}
         t.deck_format, t.decklist_deadline = deck_format, deadline
         rechecked = recheck(w, card_lookup()) if deck_format else 0
         if old == new and not rechecked:

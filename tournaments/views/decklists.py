@@ -54,7 +54,9 @@ def _sent_text(request: HttpRequest) -> str:
         ) from None
     if upload is not None and upload.name:
         if upload.size is not None and upload.size > services.MAX_UPLOAD_BYTES:
-            return services.read_upload(name=upload.name, data=upload.read(services.MAX_UPLOAD_BYTES + 1))
+            return services.read_upload(
+                name=upload.name, data=upload.read(services.MAX_UPLOAD_BYTES + 1)
+            )
         return services.read_upload(name=upload.name, data=upload.read())
     return request.POST.get("text", "")
 
@@ -138,7 +140,9 @@ def private_decklist(request: HttpRequest, player: Player, token: str) -> HttpRe
 # --- The organizer ---------------------------------------------------------------------------
 
 
-def _screen(request: HttpRequest, t: Tournament, *, status: int = 200, **extra: Any) -> HttpResponse:
+def _screen(
+    request: HttpRequest, t: Tournament, *, status: int = 200, **extra: Any
+) -> HttpResponse:
     t = Tournament.objects.get(pk=t.pk)  # as the service left it
     template = M + ("_decklists.html" if request.htmx else "decklists.html")
     return _hx(request, render(request, template, pages.manage_screen(t, **extra), status=status))
