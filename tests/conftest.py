@@ -153,9 +153,11 @@ def _empty_caches() -> Any:
     from django.core.cache import cache
 
     from scoring.services import forget_snapshots
+    from tournaments.services.cards import forget_card_lookup
 
     cache.clear()
     forget_snapshots()
+    forget_card_lookup()
     yield
 
 

@@ -363,3 +363,75 @@ def test_a_card_named_like_another_cards_front_face_stays_itself() -> None:
     cards = CardIndex([CardInfo("Fire // Ice", "Instant // Instant"), CardInfo("Fire", "Sorcery")])
     info = cards.get("fire")
     assert info is not None and info.name == "Fire"
+
+
+def _crowd() -> CardIndex:
+    """Thousands of names sharing common trigrams ("of the", "er "), as real card data
+    has, so the suggestion's prefilter meets the crowd it is built for."""
+    firsts = [
+        "Arcane",
+        "Burning",
+        "Elder",
+        "Grim",
+        "Hidden",
+        "Molten",
+        "Silent",
+        "Storm",
+        "Wild",
+        "Vengeful",
+    ]
+    nouns = [
+        "Archer",
+        "Drake",
+        "Giant",
+        "Herald",
+        "Keeper",
+        "Ranger",
+        "Seeker",
+        "Warder",
+        "Walker",
+        "Zealot",
+    ]
+    places = [
+        "the Deep",
+        "the Forge",
+        "the Meek",
+        "the Spire",
+        "the Tides",
+        "the Void",
+        "Dawn",
+        "Dusk",
+        "Winter",
+        "Thorns",
+    ]
+    names = [f"{a} {n} of {p}" for a in firsts for n in nouns for p in places]
+    names += [f"{n} of {p}" for n in nouns for p in places] + [
+        f"{a} {n}" for a in firsts for n in nouns
+    ]
+    return CardIndex(
+        [CardInfo(name, "Creature") for name in names] + [CardInfo("Lightning Bolt", "Instant")]
+    )
+
+
+def test_suggestions_find_the_right_name_in_a_crowd_of_similar_ones() -> None:
+    crowd = _crowd()
+    assert len(crowd) == 1000 + 100 + 100 + 1
+    typos = {
+        "Grim Keeper of the Spier": "Grim Keeper of the Spire",
+        "Molten Zealotof Dusk": "Molten Zealot of Dusk",
+        "wild drake of the forge": "Wild Drake of the Forge",
+        "Elder Rangr": "Elder Ranger",
+        "Storm Warder of th Void": "Storm Warder of the Void",
+        "Lightnig Bolt": "Lightning Bolt",
+        "Herald of Winterr": "Herald of Winter",
+    }
+    for typo, meant in typos.items():
+        assert crowd.suggest(card_key(typo)) == meant, typo
+
+
+def test_a_name_made_only_of_common_trigrams_still_gets_an_answer() -> None:
+    crowd = _crowd()
+    assert crowd.suggest(card_key("of the")) is None
+    assert crowd.suggest(card_key("xyzzy")) is None
+    answer = crowd.suggest(card_key("Keeper of the"))
+    assert answer is not None and answer.startswith("Keeper of ")

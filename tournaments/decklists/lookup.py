@@ -10,6 +10,7 @@ ranks only those.
 from __future__ import annotations
 
 import difflib
+import heapq
 from collections import Counter
 from collections.abc import Iterable
 
@@ -17,6 +18,7 @@ from tournaments.decklists.parse import card_key, front_face
 from tournaments.decklists.types import CardInfo
 
 SHORTLIST = 12  # names difflib ranks after the trigram prefilter
+MIN_GRAMS = 3  # the rarest trigrams counted however common they are
 CUTOFF = 0.72  # difflib ratio below which no suggestion is made
 
 
@@ -51,6 +53,8 @@ class CardIndex:
             for gram in _trigrams(key):
                 self._postings.setdefault(gram, []).append(position)
         self._lengths = [len(key) for key, _ in self._names]
+        # A trigram in more than 1 name of 20 is too common to be worth counting.
+        self._common = max(200, len(self._names) // 20)
 
     def __len__(self) -> int:
         return len(self._cards)
@@ -61,26 +65,30 @@ class CardIndex:
     def suggest(self, key: str) -> str | None:
         if not key:
             return None
-        grams = _trigrams(key)
-        shared: Counter[int] = Counter()
-        for gram in grams:
-            postings = self._postings.get(gram)
-            if postings:
-                shared.update(postings)
-        if not shared:
+        postings = self._postings
+        grams = sorted((g for g in _trigrams(key) if g in postings), key=lambda g: len(postings[g]))
+        if not grams:
             return None
-        # Dice's coefficient on trigrams, so long names sharing common trigrams by sheer
-        # length do not crowd out the right one.
-        size = len(grams)
+        # Trigrams most names share ("of ", "the", "er ") tell little and cost the most to
+        # count: only the rarer ones are counted (at least the MIN_GRAMS rarest).
+        counted = [
+            g for i, g in enumerate(grams) if i < MIN_GRAMS or len(postings[g]) <= self._common
+        ]
+        shared: Counter[int] = Counter()
+        for gram in counted:
+            shared.update(postings[gram])
+        # Among the names sharing at least half as many trigrams as the best, the highest
+        # Dice-like score, so that long names sharing many by sheer length do not crowd
+        # out the right one; difflib then ranks the shortlist.
+        floor = max(1, max(shared.values()) // 2)
+        size = len(counted)
         lengths = self._lengths
-        best = sorted(
-            shared.items(),
-            key=lambda item: -item[1] / (size + lengths[item[0]] + 1),
-        )[:SHORTLIST]
+        close = [(count / (size + lengths[p]), p) for p, count in shared.items() if count >= floor]
+        best = heapq.nlargest(SHORTLIST, close)
         matcher = difflib.SequenceMatcher(autojunk=False)
         matcher.set_seq2(key)
         chosen: tuple[float, str] | None = None
-        for position, _ in best:
+        for _, position in best:
             candidate, name = self._names[position]
             matcher.set_seq1(candidate)
             if matcher.real_quick_ratio() < CUTOFF or matcher.quick_ratio() < CUTOFF:
