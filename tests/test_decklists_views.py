@@ -572,3 +572,40 @@ def test_the_public_decklists_page_and_its_partial(team: dict[str, Any], owner: 
     partial = Client().get(reverse("decklists", args=[t.slug]), headers=HX)
     html = partial.content.decode()
     assert partial.status_code == 200 and html.startswith('<section id="public-decklists"')
+
+
+# --- With card data -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cards() -> None:
+    from pathlib import Path
+
+    from tournaments.services.cards import load_cards
+
+    load_cards(path=Path(__file__).parent / "fixtures" / "cards-small.json")
+
+
+def test_with_card_data_a_misspelt_name_is_shown_with_its_line_and_suggestion(
+    team: dict[str, Any], cards: None
+) -> None:
+    token = token_of(first(team["t"]))
+    answer = Client().post(deck_url(token), {"text": "4 Lightning Blot\n56 Mountain\n"}, headers=HX)
+    html = answer.content.decode()
+    assert "line 1: &#x27;Lightning Blot&#x27; is not a card; did you mean Lightning Bolt?" in html
+    assert "Card names are not checked" not in html
+
+
+def test_with_card_data_the_deck_check_groups_by_type(team: dict[str, Any], cards: None) -> None:
+    t = team["t"]
+    text = "20 Mountain\n4 Goblin Guide\n4 Lightning Bolt\n4 Monastery Swiftspear\n28 Mountain\n"
+    submit_decklist(player=first(t), text=text + "\n2 Rest in Peace\n2 Fire // Ice\n")
+    html = client_of(team["floor_judge"]).get(check_url(t, first(t))).content.decode()
+    main = html.split('id="deck-main-title"')[1].split('id="deck-side-title"')[0]
+    order = [main.index(w) for w in ("Creature", "Goblin Guide", "Monastery Swiftspear",
+                                     "Instant", "Lightning Bolt", "Land", "Mountain")]  # fmt: skip
+    assert order == sorted(order)
+    assert "Creature <small>(8)</small>" in main and "Land <small>(48)</small>" in main
+    assert main.count("Mountain") == 1  # its two lines counted as one: 48
+    side = html.split('id="deck-side-title"')[1]
+    assert side.index("Instant") < side.index("Enchantment")

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 
 from tournaments.decklists.check import deck_check_order
+from tournaments.decklists.parse import card_key
 from tournaments.decklists.types import CardLookup, Line
 from tournaments.domain import decklist_top_cut, decklists_locked
 from tournaments.models import Card, DeckFormat, Decklist, Entry, Player, Tournament
@@ -175,10 +176,16 @@ def manage_screen(t: Tournament, **extra: Any) -> dict[str, Any]:
 
 
 def _lines(cards: list[list[Any]], section: str) -> list[Line]:
-    return [
-        Line(number=k, count=int(c), name=str(n), section=section)  # type: ignore[arg-type]
-        for k, (c, n) in enumerate(cards, start=1)
-    ]
+    """The section's lines, a card named on several lines counted once (a deck check
+    counts cards, not lines)."""
+    merged: dict[str, Line] = {}
+    for k, (c, n) in enumerate(cards, start=1):
+        key = card_key(str(n))
+        seen = merged.get(key)
+        count = int(c) + (seen.count if seen is not None else 0)
+        number = seen.number if seen is not None else k
+        merged[key] = Line(number=number, count=count, name=str(n), section=section)  # type: ignore[arg-type]
+    return list(merged.values())
 
 
 def _grouped(
