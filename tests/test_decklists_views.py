@@ -367,6 +367,21 @@ def test_the_deck_check_view_for_htmx_is_its_panel(team: dict[str, Any]) -> None
     assert "No decklist registered." in html
 
 
+@pytest.mark.parametrize("htmx", [False, True])
+def test_the_floor_finds_every_players_list_from_the_deck_checks_screen(
+    team: dict[str, Any], htmx: bool
+) -> None:
+    t = team["t"]
+    submit_decklist(player=first(t), text=SHORT)
+    client = client_of(team["floor_judge"])
+    index = reverse("judge_decklists", args=[t.slug])
+    assert index in client.get(reverse("judge_deck_checks", args=[t.slug])).content.decode()
+    answer = client.get(index, headers=HX if htmx else {})
+    html = answer.content.decode()
+    assert answer.status_code == 200 and ("<html" in html) != htmx
+    assert check_url(t, first(t)) in html and "1 problem" in html and "no list" in html
+
+
 def test_a_player_of_another_event_is_not_found(team: dict[str, Any], owner: Any) -> None:
     other = services.create_tournament(name="Other", owner=owner, seed=1)
     stranger = services.register_players(tournament=other, names=["Zed"])[0]
@@ -421,6 +436,7 @@ def endpoints(
          MANAGERS),
         ("manage_decklists_txt", "GET", reverse("manage_decklists_txt", args=[slug]), {},
          MANAGERS),
+        ("judge_decklists", "GET", reverse("judge_decklists", args=[slug]), {}, FLOOR),
         ("judge_decklist", "GET", reverse("judge_decklist", args=[slug, player.pk]), {}, FLOOR),
         ("judge_decklist_edit", "POST", reverse("judge_decklist_edit", args=[slug, player.pk]),
          {"text": LEGAL}, FLOOR),
@@ -429,7 +445,8 @@ def endpoints(
 
 CASES = [(name, role) for name in (
     "manage_decklists", "manage_decklist_rules", "manage_decklists_publish",
-    "manage_decklists_json", "manage_decklists_txt", "judge_decklist", "judge_decklist_edit",
+    "manage_decklists_json", "manage_decklists_txt", "judge_decklists", "judge_decklist",
+    "judge_decklist_edit",
 ) for role in ROLES]  # fmt: skip
 
 

@@ -49,7 +49,7 @@ CLASSES: dict[str, frozenset[str]] = {
     ),
     # A player's decklist as a deck check reads it, and a judge's change (issue 28): the
     # floor. The decklist screen, its rules, publishing and exports: the managers (default).
-    **dict.fromkeys(["judge_decklist", "judge_decklist_edit"], FLOOR),
+    **dict.fromkeys(["judge_decklists", "judge_decklist", "judge_decklist_edit"], FLOOR),
     # Fixed seats, pairing restrictions and the enforcement level are the organizer's
     # (the manager default): manage_seating and its actions.
     # Only the owner decides who is staff and takes back "finish".

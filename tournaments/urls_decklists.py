@@ -20,6 +20,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="manage_decklists_json",
     ),
     path("t/<slug:slug>/manage/decklists.txt", decklists.export_text, name="manage_decklists_txt"),
+    path("t/<slug:slug>/judge/decklists/", decklists.judge_decklists, name="judge_decklists"),
     path(
         "t/<slug:slug>/judge/decklists/<int:pk>/",
         decklists.judge_decklist,

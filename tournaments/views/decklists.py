@@ -262,6 +262,17 @@ def _check_view(
 
 @require_GET
 @judge_required
+def judge_decklists(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The floor's way in: every player still in the event, each linking their list."""
+    if not tournament.deck_format:
+        raise Http404("This event takes no decklists.")
+    template = J + ("_decklists.html" if request.htmx else "decklists.html")
+    context = {"tournament": tournament, "entrants": pages.entrants(tournament)}
+    return _hx(request, render(request, template, context))
+
+
+@require_GET
+@judge_required
 def judge_decklist(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     """The player's registered list sorted as a deck check is done (by card type, then
     name; main and side counted), printable, with the judge's edit form."""
