@@ -29,6 +29,7 @@ BENCHES = [
     "bench_judge_calls.py",  # a judge call reaching judges' screens among 2,000 phones
     "bench_floor_writes.py",  # a judge's "+5 min" and deck check over HTTP (issue 27)
     "bench_decklists.py",  # checking a 75-card list against 30,000 cards (issue 28)
+    "bench_decklists_submit.py",  # 1,000 phones submit their lists over HTTP, ~2.5 min
     "bench_phones.py",  # 2,000 phones against gunicorn + PostgreSQL + Redis, ~2.5 min
 ]
 

@@ -28,7 +28,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.pages import audit
-from tournaments.services import calls, registration, reports
+from tournaments.services import calls, decklists, registration, reports
 from tournaments.services import floor as floor_services
 from tournaments.services.fixed_seats import fix_seat, unfix_seat
 from tournaments.services.penalties import issue_penalty, withdraw_penalty
@@ -194,8 +194,16 @@ def floor(owner: User) -> Tournament:
     """The judges' writes (issue 27): penalties, time extensions, deck checks, ..."""
     t = services.create_tournament(name="Fields Floor", owner=owner, seed=4)
     services.register_players(tournament=t, names=["Ana", "Ben", "Cleo", "Dev"])
-    services.pair_next_round(tournament=t, by=owner)
     ana, ben, *_ = t.players.order_by("id")
+    decklists.set_decklist_rules(tournament=t, deck_format="modern", deadline=None, by=owner)
+    deck = "4 Lightning Bolt\n56 Mountain\n"
+    decklists.submit_decklist(player=Player.objects.get(pk=ana.pk), text=deck)
+    decklists.submit_decklist(player=Player.objects.get(pk=ben.pk), text=deck, by=owner)
+    services.pair_next_round(tournament=t, by=owner)
+    decklists.submit_decklist(
+        player=Player.objects.get(pk=ana.pk), text="4 Lightning Bolt\n57 Mountain\n", by=owner
+    )
+    decklists.publish_decklists(tournament=t, published=True, by=owner)
     first, second = Match.objects.filter(round__tournament=t).order_by("table")
     extension = floor_services.add_extension(
         tournament=t, match=first, minutes=5, note="ruling", by=owner

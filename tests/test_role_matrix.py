@@ -47,6 +47,9 @@ CLASSES: dict[str, frozenset[str]] = {
          "judge_deck_check_start", "judge_deck_check_finish"],
         FLOOR,
     ),
+    # A player's decklist as a deck check reads it, and a judge's change (issue 28): the
+    # floor. The decklist screen, its rules, publishing and exports: the managers (default).
+    **dict.fromkeys(["judge_decklists", "judge_decklist", "judge_decklist_edit"], FLOOR),
     # Fixed seats, pairing restrictions and the enforcement level are the organizer's
     # (the manager default): manage_seating and its actions.
     # Judge calls (issue 27): the floor; a call handed up is the head judge's to take

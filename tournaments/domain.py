@@ -528,3 +528,33 @@ def _latest_correction(t: Tournament, seats: Iterable[tuple[Any, ...]]) -> dict[
             continue
         return {"round": number, "table": table, "at": at}
     return None
+
+
+# --- Decklists (issue 28) -----------------------------------------------------------------
+
+
+def decklists_locked(t: Tournament, now: datetime | None = None) -> bool:
+    """Whether players' own lists are locked: past the organizer's deadline, or without
+    one once round 1 is paired (the start of the event), and always once the lists are
+    published (a published list changes only by a judge, who moves the version)."""
+    if t.decklists_published:
+        return True
+    if t.decklist_deadline is not None:
+        from django.utils import timezone
+
+        return (now or timezone.now()) >= t.decklist_deadline
+    return t.rounds.exists()
+
+
+def decklist_top_cut(t: Tournament) -> list[Player]:
+    """Whose lists publishing makes public: the players who played a round of the top
+    cut, else the first 8 of the final standings; in standings order."""
+    cut = Player.objects.filter(
+        tournament=t, entry=Entry.ACCEPTED, seats__round__playoff=True
+    ).distinct()
+    chosen = list(cut)
+    if not chosen:
+        top = Standing.objects.filter(tournament=t, player__entry=Entry.ACCEPTED)
+        chosen = [s.player for s in top.select_related("player").order_by("position")[:8]]
+    places = dict(Standing.objects.filter(player__in=chosen).values_list("player_id", "position"))
+    return sorted(chosen, key=lambda p: (places.get(p.pk, 1 << 30), p.pk))

@@ -48,6 +48,7 @@ from tournaments.pages.audit_parts import (
     at_table,
 )
 from tournaments.pages.call_audit import call_sentence
+from tournaments.pages.decklist_audit import decklist_sentence
 from tournaments.pages.floor_audit import deck_check_sentence, extension_sentence
 from tournaments.pages.penalty_audit import penalty_sentence
 from tournaments.pages.seating_audit import fixed_seat_sentence, restriction_sentence
@@ -483,6 +484,7 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.DECK_CHECK: deck_check_sentence,
     AuditAction.SEATING: fixed_seat_sentence,
     AuditAction.CALL: call_sentence,
+    AuditAction.DECKLIST: decklist_sentence,
     AuditAction.RESTRICTION: restriction_sentence,
 }
 

@@ -41,6 +41,7 @@ from tournaments import live, stream
 from tournaments.models import Entry, Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
+from tournaments.pages.decklists import published_ids
 from tournaments.pages.event import display_name
 from tournaments.parsing import ascii_int
 from tournaments.venue import phone_url
@@ -343,9 +344,18 @@ def player(request: HttpRequest, t: Tournament, query: live.Query, pid: str) -> 
     me = _player_or_404(t, pid)
     return _page(
         request, t, query, "tournaments/player.html", "tournaments/_player.html",
-        lambda: pages.player(t, me), lambda: {"me": me, "me_name": display_name(t, me)},
+        lambda: pages.player(t, me),
+        lambda: {"me": me, "me_name": display_name(t, me), "deck_public": _deck_public(t, me)},
         tracked=("player", me.external_id),
     )  # fmt: skip
+
+
+def _deck_public(t: Tournament, me: Player) -> bool:
+    """Whether the player's decklist is published (issue 28): their page links it. On
+    the full page only, whose ETag is a digest of itself."""
+    if not t.decklists_published:
+        return False
+    return me.external_id in published_ids(t)
 
 
 @live_page()
