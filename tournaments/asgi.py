@@ -22,6 +22,13 @@ from tournaments.guard import guarded  # noqa: E402
 from tournaments.stream import asgi_streams  # noqa: E402  (needs the apps loaded)
 from tournaments.timing import server_timing  # noqa: E402
 
+if settings.LIVE_PREWARM:
+    # The card index for decklists is built now, in a page thread, not in the first
+    # player's submission (tournaments.services.cards.warm_card_lookup).
+    from tournaments.services.cards import warm_card_lookup
+
+    pages.executor.submit(warm_card_lookup)
+
 # Bodies are read whole on the event loop before a page thread sees the request (a slow
 # client holds a coroutine, never a thread): tournaments/guard.py.
 application = guarded(

@@ -21,8 +21,11 @@ from tournaments import names
 from tournaments.models import (
     AuditAction,
     CutDecision,
+    DeckFormat,
+    Decklist,
     Enforcement,
     Entry,
+    ExtensionReason,
     FixedSeat,
     Match,
     MatchKind,
@@ -34,6 +37,7 @@ from tournaments.models import (
     Seat,
     StaffMember,
     StaffRole,
+    TimeExtension,
     Tournament,
 )
 from tournaments.rules import MAX_GAMES, check_two_player_result
@@ -221,6 +225,8 @@ def validate_document(doc: Any) -> None:
             _check_carried(c, doc["event"], ids, _match_of_seat(doc))
             _check_penalties(c, doc["event"].get("penalties", []), ids, numbers)
             _check_seating(c, doc["event"], ids)
+            _check_decklists(c, doc["event"], ids)
+            _check_extensions(c, doc["event"], numbers)
     if c.problems:
         raise DocumentError(c.problems)
 
@@ -415,6 +421,51 @@ def _check_carried(
             if not isinstance(pid, str) or pid not in ids:
                 c.add(f"event.dropped_by_player[{k}]", f"unknown player {pid!r}")
     _check_reports(c, event.get("reports", []), seats)
+
+
+def _check_decklists(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
+    """The decklists' keys (see _decklists)."""
+    deck_format = event.get("deck_format", "")
+    if deck_format not in DeckFormat.values:
+        c.add("event.deck_format", f"unknown format {deck_format!r}")
+    deadline = event.get("decklist_deadline")
+    if deadline is not None and instant(deadline) is None:
+        c.add("event.decklist_deadline", "expected an ISO 8601 time with its offset")
+    if not isinstance(event.get("decklists_published", False), bool):
+        c.add("event.decklists_published", "expected a boolean")
+    lists = event.get("decklists", {})
+    if not c.expect("event.decklists", lists, dict, "an object of player id: list"):
+        return
+    for pid, row in lists.items():
+        place = f"event.decklists.{pid}"
+        if pid not in ids:
+            c.add(place, f"unknown player {pid!r}")
+        elif c.expect(place, row, dict, "an object"):
+            text = row.get("text")
+            if not isinstance(text, str) or len(text) > 65_536:
+                c.add(f"{place}.text", "expected a text of at most 64 kB")
+            for key in ("submitted_at", "updated_at"):
+                if instant(row.get(key)) is None:
+                    c.add(f"{place}.{key}", "expected an ISO 8601 time with its offset")
+
+
+def _check_extensions(c: _Checker, event: dict[str, Any], numbers: Any) -> None:
+    """The time extensions' key (see _extensions)."""
+    rows = event.get("extensions", [])
+    if not c.expect("event.extensions", rows, list, "a list"):
+        return
+    for k, row in enumerate(rows):
+        place = f"event.extensions[{k}]"
+        if not c.expect(place, row, dict, "an object"):
+            continue
+        c.count(f"{place}.round", row.get("round"), minimum=1, maximum=10_000)
+        c.count(f"{place}.table", row.get("table"), minimum=1, maximum=100_000)
+        c.count(f"{place}.minutes", row.get("minutes"), minimum=1, maximum=600)
+        if row.get("reason", ExtensionReason.JUDGE) not in ExtensionReason.values:
+            c.add(f"{place}.reason", f"unknown reason {row.get('reason')!r}")
+        note = row.get("note", "")
+        if not isinstance(note, str) or len(note) > 200:
+            c.add(f"{place}.note", "expected a text of at most 200 characters")
 
 
 def _check_seating(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
@@ -615,6 +666,8 @@ def backup_section(tournament: Tournament) -> dict[str, Any]:
         **_carried(tournament),
         **_penalties(tournament),
         **_seating(tournament),
+        **_decklists(tournament),
+        **_extensions(tournament),
         "audit": [
             {
                 "at": e.at.isoformat(),
@@ -715,6 +768,45 @@ def _seating(t: Tournament) -> dict[str, Any]:
     if restrictions:
         out["restrictions"] = restrictions
     return out
+
+
+def _decklists(t: Tournament) -> dict[str, Any]:
+    """Decklists (issue 28): the event's format, deadline and publishing, and each
+    player's list as submitted (the checks are made again on restore, against that
+    installation's card data). Left out for an event without decklists."""
+    if not t.deck_format:
+        return {}
+    rows = Decklist.objects.filter(player__tournament=t).order_by("player_id")
+    return {
+        "deck_format": t.deck_format,
+        "decklist_deadline": t.decklist_deadline.isoformat() if t.decklist_deadline else None,
+        "decklists_published": t.decklists_published,
+        "decklists": {
+            ext: {
+                "text": text,
+                "submitted_at": submitted.isoformat(),
+                "updated_at": updated.isoformat(),
+                "updated_by": by,
+            }
+            for ext, text, submitted, updated, by in rows.values_list(
+                "player__external_id", "text", "submitted_at", "updated_at",
+                "updated_by__username",
+            )
+        },
+    }  # fmt: skip
+
+
+def _extensions(t: Tournament) -> dict[str, Any]:
+    """The judges' time extensions (issue 27), per round and table, oldest first: a table's
+    end on the players' clocks depends on them. Left out when there are none."""
+    rows = TimeExtension.objects.filter(match__round__tournament=t).order_by("created_at", "id")
+    found = [
+        {"round": number, "table": table, "minutes": minutes, "reason": reason, "note": note}
+        for number, table, minutes, reason, note in rows.values_list(
+            "match__round__number", "match__table", "minutes", "reason", "note"
+        )
+    ]
+    return {"extensions": found} if found else {}
 
 
 def _entries_and_contacts(tournament: Tournament) -> dict[str, Any]:

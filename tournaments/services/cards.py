@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -146,3 +147,16 @@ def forget_card_lookup() -> None:
     global _loaded
     with _lock:
         _loaded = None
+
+
+def warm_card_lookup() -> None:
+    """Build this process's card index before the first decklist needs it (2-3 s at
+    30,000 cards: the first players' submissions waited for it). Run at a server
+    process's start (tournaments/asgi.py); a failure only leaves the first check to
+    build it."""
+    try:
+        card_lookup()
+    except Exception:  # a database not reachable yet: the first check tries again
+        logging.getLogger(__name__).warning("card data: not warmed at start", exc_info=True)
+    finally:
+        connection.close()  # this thread's own connection; page threads open theirs

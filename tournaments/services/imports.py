@@ -22,8 +22,10 @@ from tournaments.models import (
     AuditAction,
     AuditEntry,
     AuditPlayer,
+    Decklist,
     Enforcement,
     Entry,
+    ExtensionReason,
     FixedSeat,
     Match,
     MatchKind,
@@ -37,12 +39,13 @@ from tournaments.models import (
     StaffMember,
     StaffRole,
     Status,
+    TimeExtension,
     Tournament,
 )
 from tournaments.names import normal as normal_name
 from tournaments.services.corrections import CUT_DECISION, DECISION_FIELDS
 from tournaments.services.lifecycle import insert_tournament, new_seed
-from tournaments.services.writing import writing
+from tournaments.services.writing import ServiceError, writing
 
 
 def _decimal(value: int | float) -> Decimal:
@@ -154,6 +157,8 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     _restore_reports(event.get("reports", []), players)
     _restore_penalties(t, event.get("penalties", []), players)
     _restore_seating(t, event, players)
+    _restore_decklists(t, event, players)
+    _restore_extensions(t, event.get("extensions", []))
     for clock in event.get("clocks", []):
         paused = clock.get("paused_seconds")
         Round.objects.filter(tournament=t, number=clock["round"]).update(
@@ -290,6 +295,68 @@ def _restore_seating(t: Tournament, event: dict[str, Any], players: dict[str, Pl
             PairingRestriction(tournament=t, player_a=first, player_b=second, reason=reason)
         )
     PairingRestriction.objects.bulk_create(rows)
+
+
+def _restore_decklists(t: Tournament, event: dict[str, Any], players: dict[str, Player]) -> None:
+    """The decklists' settings and each player's list as submitted, checked again here
+    (this installation's card data may differ from the one that made the backup)."""
+    from tournaments.services.cards import card_lookup
+    from tournaments.services.decklists import check_text
+
+    if not event.get("deck_format"):
+        return
+    t.deck_format = event["deck_format"]
+    t.decklist_deadline = instant(event.get("decklist_deadline"))
+    t.decklists_published = bool(event.get("decklists_published", False))
+    t.save(update_fields=["deck_format", "decklist_deadline", "decklists_published"])
+    cards = card_lookup()
+    users = {
+        u.get_username(): u
+        for u in get_user_model().objects.filter(
+            username__in=[r.get("updated_by") for r in event.get("decklists", {}).values()]
+        )
+    }
+    rows = []
+    for ext, row in event.get("decklists", {}).items():
+        try:
+            fields = check_text(row["text"], deck_format=t.deck_format, cards=cards).fields()
+        except ServiceError as exc:
+            fields = {"text": row["text"], "main": [], "side": [], "problems": [str(exc)],
+                      "legal": False, "names_checked": cards is not None}  # fmt: skip
+        rows.append(
+            Decklist(
+                player=players[ext],
+                submitted_at=instant(row["submitted_at"]),
+                updated_at=instant(row["updated_at"]),
+                updated_by=users.get(row.get("updated_by")),
+                **fields,
+            )
+        )
+    Decklist.objects.bulk_create(rows)
+
+
+def _restore_extensions(t: Tournament, rows: list[dict[str, Any]]) -> None:
+    """The judges' time extensions, on the match at each round's table (one left out if
+    the round has no such table); a deck check's keeps its minutes and reason, not the
+    check it came from (deck checks are not in the backup)."""
+    if not rows:
+        return
+    match_of = {
+        (number, table): pk
+        for pk, number, table in Match.objects.filter(round__tournament=t).values_list(
+            "pk", "round__number", "table"
+        )
+    }
+    TimeExtension.objects.bulk_create(
+        TimeExtension(
+            match_id=match_of[(r["round"], r["table"])],
+            minutes=r["minutes"],
+            reason=r.get("reason", ExtensionReason.JUDGE),
+            note=r.get("note", ""),
+        )
+        for r in rows
+        if (r["round"], r["table"]) in match_of
+    )
 
 
 def _restore_reports(reports: list[dict[str, Any]], players: dict[str, Player]) -> None:
