@@ -135,3 +135,14 @@ def test_staff_from_before_roles_are_scorekeepers(migrate: Any, django_user_mode
     t.staff.add(user.pk)
     migrate("0012_floor")
     assert StaffMember.objects.get(tournament_id=t.pk, user=user).role == StaffRole.SCOREKEEPER
+
+
+def test_a_judges_dashboard_leads_to_the_floor_and_a_scorekeepers_to_the_event(
+    team: dict[str, Any],
+) -> None:
+    t: Tournament = team["t"]
+    judge = logged_in(team["floor_judge"]).get(reverse("manage_dashboard")).content.decode()
+    assert f'href="{reverse("judge_floor", args=[t.slug])}"' in judge
+    assert "(floor judge)" in judge
+    keeper = logged_in(team["scorekeeper"]).get(reverse("manage_dashboard")).content.decode()
+    assert f'href="{reverse("manage_event", args=[t.slug])}"' in keeper

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 
 from scoring.models import Standing
 from tournaments.domain import after_round_text, cut_drops, playoff_names, round_label
@@ -23,6 +23,7 @@ from tournaments.models import (
     Player,
     Round,
     Seat,
+    StaffMember,
     Status,
     System,
     Tournament,
@@ -70,7 +71,15 @@ def dashboard(user: Any) -> dict[str, Any]:
     mine = (
         Tournament.objects.filter(Q(owner=user) | Q(staff=user))
         .distinct()
-        .only("name", "slug", "system", "status", "created_at")
+        .only("name", "slug", "system", "status", "created_at", "owner_id")
+        # A judge's way into an event is the floor, not the organizer's screen (403).
+        .annotate(
+            my_role=Subquery(
+                StaffMember.objects.filter(tournament=OuterRef("pk"), user=user.pk).values("role")[
+                    :1
+                ]
+            )
+        )
     )
     return {"tournaments": mine, "mtr_rounds": MTR_ROUNDS_SHOWN}
 
