@@ -11,7 +11,9 @@ and a real session of a floor judge (a staff member with that role):
 2. POST "+5 min" to N different open tables (default 40) with `HX-Request: true`, as the
    quick form sends it: an extension is a write like a result (the lock, the audit entry,
    the version), so its target is a result's: median <= 0.30x calibration;
-3. POST a deck check's start then its finish at 10 more tables (HX), the same target.
+3. POST a deck check's start then its finish at 10 more tables (HX), the same target;
+4. POST a penalty (a Warning for Slow Play) to a player of each extended table (HX), the
+   same target.
 
 Per POST: wall time around the client call (ms), with the database connection closed
 before it as in production; bytes as sent; SQL queries. A missed target prints MISSED
@@ -70,7 +72,7 @@ def run(players: int, posts: int) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from tournaments.models import DeckCheck, Match, Round, TimeExtension
+    from tournaments.models import DeckCheck, Match, Penalty, Round, Seat, TimeExtension
     from tournaments.services.clock import start_clock
     from tournaments.services.staff import add_staff
 
@@ -141,6 +143,33 @@ def run(players: int, posts: int) -> None:
         sizes += [wire_bytes(response)]
         counts += [queries, queries2]
     figures("deck check start/finish", times, sizes, counts)
+
+    # 4. A penalty, as the judges' penalties screen sends it: a Warning for Slow Play to a
+    # player of each extended table (a write like a result: the same target).
+    times, sizes, counts = [], [], []
+    issue = reverse("judge_penalty_issue", args=[tournament.slug])
+    penalized = list(
+        Seat.objects.filter(match__round__tournament=tournament, match__round__number=ROUND)
+        .filter(match__table__in=tables[:posts], position=0)
+        .values_list("player_id", flat=True)
+    )
+    for player in penalized:
+        data = {
+            "csrfmiddlewaretoken": token.group(1),
+            "player": str(player),
+            "infraction": "slow_play",
+            "penalty": "warning",
+            "note": "",
+        }
+        response, ms, queries = timed(client, "post", issue, data=data, headers=hx)
+        check(response, f"POST {issue} player {player}")
+        times.append(ms)
+        sizes.append(wire_bytes(response))
+        counts.append(queries)
+    stored = Penalty.objects.filter(tournament=tournament).count()
+    if stored != len(penalized):
+        raise BenchError(f"{stored} penalties stored, {len(penalized)} posted")
+    figures("penalty (warning)", times, sizes, counts)
 
 
 def main() -> None:
