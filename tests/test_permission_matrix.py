@@ -30,6 +30,7 @@ POSTS: dict[str, dict[str, str]] = {
     "manage_clock": {"action": "start", "minutes": "50"},
     "manage_plan": {"planned_rounds": "4", "top_cut": "0"},
     "manage_staff": {"username": "someone"},
+    "manage_language": {"language": "fr"},
 }
 READ_ONLY = {
     "manage_event", "manage_round", "manage_share", "manage_audit", "manage_backup",

@@ -33,10 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from scoring import outlooks
 from tournaments.models import Entry, Tournament
@@ -174,15 +176,18 @@ def as_given(value: str) -> str:
 def fragment_key(
     t: Tournament, partial: str, query: str, subject: str = "", version: int | None = None
 ) -> str:
-    """The cache key of one fragment: version, template, whose page, query.
+    """The cache key of one fragment: version, language, template, whose page, query.
 
     `subject` names what the page is about beyond its query (a player's page); `version`
-    is the tournament's, or for a tracked page the one at which it last changed.
-    created_at guards against a deleted event's pk being reused with the same version.
+    is the tournament's, or for a tracked page the one at which it last changed. The
+    language is the one active for this request (tournaments.locale): each language's
+    copy is its own. created_at guards against a deleted event's pk being reused with
+    the same version.
     """
     return (
         f"partial:{t.pk}:{t.created_at.timestamp()}:{t.version if version is None else version}"
-        f":{partial}:{quote(subject, safe='')}:{quote(query, safe='=&')}"
+        f":{translation.get_language()}:{partial}:{quote(subject, safe='')}"
+        f":{quote(query, safe='=&')}"
     )
 
 
@@ -410,9 +415,12 @@ def warm_now(tournament_id: int, only: Iterable[str] = WARM_PARTS) -> None:
     if "pages" in parts:
         event_view(t)  # read in the background, not by the first phone after a write
     if "fragments" in parts:
-        for partial, query, build in _busiest(t):
-            fragment_gz(t, partial, query, "", build)
-            fragment_etag(t, partial, query, "", build)
+        # In the event's own language: the one its readers' phones most likely ask for
+        # (a reader in another language costs one render of their own per version).
+        with translation.override(t.language or settings.LANGUAGE_CODE):
+            for partial, query, build in _busiest(t):
+                fragment_gz(t, partial, query, "", build)
+                fragment_etag(t, partial, query, "", build)
 
 
 def base_event(base: str) -> int:

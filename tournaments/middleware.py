@@ -58,7 +58,8 @@ class PublicCache:
     anonymous one, the same for every anonymous reader, so that header only stops a
     proxy from sharing it; a logged-in user's page is private. Safety net: a public
     response that sets a cookie becomes private, so no cache hands one reader's cookie
-    to another.
+    to another. A live page in the reader's language (`language_varies`) keeps
+    `Vary: Cookie`: the switcher's cookie chooses it.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -70,6 +71,11 @@ class PublicCache:
             return response
         if response.cookies:
             response["Cache-Control"] = "private, no-cache"
+            return response
+        if getattr(response, "language_varies", False):
+            # A live page speaks the reader's language, which the language cookie may
+            # choose (tournaments.locale): Vary: Cookie stays, or a shared cache would
+            # hand one reader's language to the next.
             return response
         vary = [v.strip() for v in response.get("Vary", "").split(",") if v.strip()]
         kept = [v for v in vary if v.lower() != "cookie"]

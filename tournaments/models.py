@@ -67,6 +67,9 @@ class Tournament(models.Model):
     # The event's IANA time zone ("Europe/Paris"): the times its organizer reads (the
     # audit log) are in it. Empty: the server's (settings.TIME_ZONE).
     time_zone = models.CharField(max_length=64, blank=True, default="")
+    # The event's default language (a code of settings.LANGUAGES): its pages speak it to
+    # a reader whose browser asks for none we ship. Empty: English (tournaments.locale).
+    language = models.CharField(max_length=8, blank=True, default="")
     # Decklists (issue 28): the format lists are checked against ("" : none asked for),
     # the deadline after which players' lists are locked (None: round 1's pairing), and
     # whether the top cut's lists are public.

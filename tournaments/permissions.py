@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from tournaments.locale import speaking
 from tournaments.models import StaffMember, StaffRole, Tournament
 from tournaments.tokens import player_for_token
 
@@ -113,7 +114,9 @@ def private_link(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
                 request, "tournaments/private/unknown.html", {"message": UNKNOWN_LINK}, status=404
             )
         else:
-            response = view(request, player, token, *args, **kwargs)
+            # The event's language and time zone (tournaments.locale).
+            with speaking(request, player.tournament):
+                response = view(request, player, token, *args, **kwargs)
         return private_headers(response)
 
     return wrapped

@@ -101,6 +101,9 @@ MIDDLEWARE = [
     # Outside the sessions: drops their Vary: Cookie from anonymous public pages.
     "tournaments.middleware.PublicCache",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The reader's language: the switcher's cookie, else the browser's Accept-Language;
+    # on an event's pages, neither matching, the event's own (tournaments.locale).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -210,7 +213,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# Languages shipped (issue 29): each a catalogue in locale/<code>/LC_MESSAGES/django.po,
+# compiled (.mo) in the repository. Exports and the JSON API keep English field names.
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("es", "Español"),
+    ("it", "Italiano"),
+    ("pt", "Português"),
+    ("ja", "日本語"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The switcher's choice (Django's set_language view) outlives the session: a year.
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 # The server's zone (default: the machine's, tournaments.venue.local_zone_name): times the
 # organizer reads are shown in an event's own zone (Tournament.time_zone), else in this.
 TIME_ZONE = os.environ.get("TIME_ZONE") or venue.local_zone_name()

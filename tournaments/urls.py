@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.urls import include, path
 
+from tournaments import locale
 from tournaments.views import public
 from tournaments.views.auth import RateLimitedLoginView
 
@@ -12,6 +13,9 @@ handler400 = "tournaments.views.public.bad_request"
 urlpatterns = [
     path("", public.home, name="home"),
     path("healthz", public.healthz, name="healthz"),
+    # The language switcher's form posts here (Django's set_language: the cookie).
+    # (tournaments.locale.set_language: Django's, usable from pages carrying no CSRF token).
+    path("i18n/setlang/", locale.set_language, name="set_language"),
     path("t/<slug:slug>/", public.event_home, name="event_home"),
     # The public JSON API (standings.json, pairings.json, players/<id>.json).
     path("t/<slug:slug>/", include("tournaments.urls_api")),

@@ -2,10 +2,11 @@
 
 from django.urls import path
 
-from tournaments.views import event_tools, organizer, outlook
+from tournaments.views import event_tools, language, organizer, outlook
 
 urlpatterns = [
     path("", organizer.event, name="manage_event"),
+    path("language/", language.event_language, name="manage_language"),
     path("rounds/<int:number>/", organizer.round_view, name="manage_round"),
     path("rounds/<int:number>/quick/", organizer.quick_entry, name="manage_quick"),
     path("rounds/<int:number>/table/", organizer.jump_to_table, name="manage_jump"),

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import template
+from django.utils.formats import get_format
+from django.utils.translation import gettext
 
 register = template.Library()
 
@@ -20,16 +23,23 @@ def tiebreak(value: Any, percent: bool | str) -> str:
     if isinstance(value, list):
         return "/".join(str(v) for v in value)
     if percent:
-        return f"{value * 100:.2f}%"
+        return _local(f"{value * 100:.2f}") + "%"
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return _local(f"{value:.2f}")
     return str(value)
+
+
+def _local(number: str) -> str:
+    """A number written with a "." as the active language writes it ("66,67" in French,
+    issue 29). Not number_format: this runs for every cell of a 2,048-row table."""
+    mark = get_format("DECIMAL_SEPARATOR")
+    return number if mark == "." else number.replace(".", mark)
 
 
 @register.filter
 def points(value: Any) -> str:
     text = f"{value:f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return _local(text.rstrip("0").rstrip(".") if "." in text else text)
 
 
 @register.filter
@@ -75,3 +85,34 @@ PERCENT = {"omw", "gw", "ogw", "owp", "oowp"}
 @register.filter
 def tblabel(key: str) -> str:
     return LABELS.get(key, key)
+
+
+# Round names as the read model keeps them, in English: the event's view is built once
+# per version for every reader (tournaments.pages.event), so the names are translated
+# here, as each page is rendered in its reader's language (issue 29).
+_ROUND = re.compile(r"^Round (\d+)$")
+_ROUND_OF = re.compile(r"^Round of (\d+)$")
+_AFTER_ROUND = re.compile(r"^round (\d+)$")
+_PLAYOFF = ("Quarterfinals", "Semifinals", "Final")
+
+
+@register.filter
+def round_name(label: str) -> str:
+    """ "Round 4", "Semifinals", "Round of 16" in the active language."""
+    text = str(label)
+    if found := _ROUND.match(text):
+        return gettext("Round %(number)s") % {"number": found.group(1)}
+    if found := _ROUND_OF.match(text):
+        return gettext("Round of %(players)s") % {"players": found.group(1)}
+    return gettext(text) if text in _PLAYOFF else text
+
+
+@register.filter
+def after_round(label: str) -> str:
+    """What the standings are after ("round 5", "the Semifinals"), as "After ..." in the
+    active language."""
+    text = str(label)
+    if found := _AFTER_ROUND.match(text):
+        return gettext("After round %(number)s") % {"number": found.group(1)}
+    name = text.removeprefix("the ")
+    return gettext("After the %(round)s") % {"round": round_name(name)}

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils import translation
 from django.utils.http import quote_etag
 from django.views.decorators.csrf import csrf_exempt
 
@@ -110,13 +112,20 @@ def json_endpoint(
                 f"api:{t.pk}:{t.created_at.timestamp()}:{version}:{view.__name__}:"
                 f"{quote(subject, safe='')}:{quote(query.text, safe='=&')}"
             )
-            body = live.render_once(key, lambda: json.dumps(build(), ensure_ascii=False))
+            body = live.render_once(key, lambda: _english_json(build))
             response = HttpResponse(body, content_type=JSON_TYPE)
         response["ETag"] = etag
         response["Cache-Control"] = f"public, max-age={MAX_AGE_SECONDS}"
         return _cors(response)
 
     return wrapper
+
+
+def _english_json(build: Callable[[], Any]) -> str:
+    """The API speaks English whatever the reader's language (issue 29): its key holds no
+    language, and a label the read model translates must not reach it translated."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return json.dumps(build(), ensure_ascii=False)
 
 
 def _round(t: Tournament, query: live.Query) -> Round | None:

@@ -32,12 +32,13 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.encoding import escape_uri_path
 from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
 
-from tournaments import live, stream
+from tournaments import live, locale, stream
 from tournaments.models import Entry, Player, Tournament
 from tournaments.pages import exports
 from tournaments.pages import public as pages
@@ -74,14 +75,18 @@ def live_page(*params: live.Param) -> Callable[[View], View]:
             t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
             if t is None:
                 raise Http404("No such tournament")
-            response = view(request, t, query, **kwargs)
+            with locale.speaking(request, t):
+                response = view(request, t, query, **kwargs)
             if response.status_code in (200, 304):
                 response["Cache-Control"] = (
                     "private, no-cache"
                     if request.user.is_authenticated or not query.shared
                     else f"public, max-age=0, s-maxage={SHARED_MAX_AGE}"
                 )
-                patch_vary_headers(response, ["HX-Request"])
+                # The language (tournaments.locale) comes from the cookie or the
+                # browser's Accept-Language: a shared cache keeps a copy per language.
+                patch_vary_headers(response, ["HX-Request", "Accept-Language", "Cookie"])
+                response.language_varies = True  # type: ignore[attr-defined]
             return response
 
         return wrapper
@@ -152,6 +157,7 @@ def _page(
     """
     t = tournament
     subject = page_subject(request)
+    language = translation.get_language()
     version: int | None = None
     if tracked is not None:
         version = live.subject_version(t, *tracked)
@@ -161,7 +167,7 @@ def _page(
     if not query.stored:
         html = live.render(t, partial, query.text, build())
         if request.htmx:
-            etag = quote_etag(f"{live.content_tag(html)}-p")
+            etag = quote_etag(f"{live.content_tag(html)}-p-{language}")
             if _fresh(request, etag):
                 return _not_modified(etag)
             response = HttpResponse(html)
@@ -176,7 +182,8 @@ def _page(
             tag = f"{t.created_at.timestamp():.0f}.{t.version}"
         else:
             tag = live.fragment_etag(t, partial, query_text, subject, build)
-        etag = quote_etag(f"{tag}-p-{quote(subject, safe='')}-{query_text}")
+        # The language too: a tracked or by-version tag says nothing of it.
+        etag = quote_etag(f"{tag}-p-{language}-{quote(subject, safe='')}-{query_text}")
         if _fresh(request, etag):
             return _not_modified(etag)
         gz = "gzip" in request.headers.get("Accept-Encoding", "")
@@ -217,7 +224,7 @@ def _full_page(
     response = render(request, template, context)
     # Whose page it is changes what it shows (the Manage link): the tag says so.
     who = f"u{request.user.pk}" if request.user.is_authenticated else "a"
-    etag = quote_etag(f"{live.content_tag(response.content)}-{who}")
+    etag = quote_etag(f"{live.content_tag(response.content)}-{who}-{translation.get_language()}")
     if _fresh(request, etag):
         return _not_modified(etag)
     response["ETag"] = etag
@@ -408,6 +415,8 @@ def live_events(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _csv_response(body: str, filename: str) -> HttpResponse:
+    """An export: English field names and words whatever the reader's language (issue 29:
+    the views build `body` under translation.override)."""
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
@@ -416,7 +425,9 @@ def _csv_response(body: str, filename: str) -> HttpResponse:
 def standings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """The standings as the command line writes them (`manage.py standings --format csv`)."""
     t = get_object_or_404(Tournament, slug=slug)
-    return _csv_response(exports.standings_csv(t), f"{t.slug}-standings.csv")
+    with translation.override(settings.LANGUAGE_CODE):
+        body = exports.standings_csv(t)
+    return _csv_response(body, f"{t.slug}-standings.csv")
 
 
 def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
@@ -428,9 +439,9 @@ def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     round_ = pages.round_of(t, number)
     if round_ is None:
         raise Http404("No such round")
-    return _csv_response(
-        exports.pairings_csv(t, round_), f"{t.slug}-round-{round_.number}-pairings.csv"
-    )
+    with translation.override(settings.LANGUAGE_CODE):
+        body = exports.pairings_csv(t, round_)
+    return _csv_response(body, f"{t.slug}-round-{round_.number}-pairings.csv")
 
 
 def qr_code(request: HttpRequest, slug: str) -> HttpResponse:

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import clientaddress, ratelimit
+from tournaments.locale import speaking
 from tournaments.models import Player, Tournament
 from tournaments.pages import registration as pages
 from tournaments.parsing import ascii_int
@@ -84,6 +85,11 @@ def qr_data_uri(url: str) -> str:
 def register(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the form. POST: register, then the new player's private page."""
     t = get_object_or_404(Tournament, slug=slug)
+    with speaking(request, t):  # the event's language and time zone (tournaments.locale)
+        return _register(request, t)
+
+
+def _register(request: HttpRequest, t: Tournament) -> HttpResponse:
     typed = {"name": "", "contact": "", "suffix": ""}
     errors: dict[str, str] = {}
     status = 200

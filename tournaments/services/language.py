@@ -1,0 +1,33 @@
+"""The event's default language (issue 29): what its pages speak to a reader whose
+browser asks for no language we ship (tournaments.locale)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+
+from tournaments.models import Tournament
+from tournaments.services.writing import ServiceError, writing
+
+
+def set_event_language(*, tournament: Tournament, language: str, by: Any = None) -> Tournament:
+    """Set the event's default language: a code of settings.LANGUAGES, or "" for English
+    (the readers' browsers still choose first). No audit entry: it changes no result,
+    standing or seat; the version moves so that cached pages render in it."""
+    language = language.strip()
+    shipped = {code for code, _name in settings.LANGUAGES}
+    if language and language not in shipped:
+        raise ServiceError(
+            _("%(language)r is not a language these pages speak: pick one of %(known)s.")
+            % {"language": language, "known": ", ".join(sorted(shipped))}
+        )
+    with writing(tournament, by=by) as w:
+        t = w.tournament
+        if t.language == language:
+            return t
+        t.language = language
+        t.save(update_fields=["language"])
+        w.touched()
+    return t
