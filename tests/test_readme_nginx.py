@@ -174,3 +174,20 @@ def test_behind_it_no_private_or_set_password_link_reaches_the_access_log(
     log = (behind_nginx["tmp"] / "access.log").read_text()
     assert f"/t/{behind_nginx['slug']}/" in log
     assert "never-logged" not in log
+
+
+def test_behind_it_each_language_gets_its_own_copy_and_other_cookies_share_it(
+    behind_nginx: dict[str, Any],
+) -> None:
+    """Public pages vary on the reader's language (issue 29): nginx keys on the language
+    cookie and Accept-Language, never hands one language to another reader, and a phone
+    that carries some other cookie still gets the shared copy."""
+    port, slug = behind_nginx["port"], behind_nginx["slug"]
+    path = f"/t/{slug}/standings/"
+    _, _, english = _get(port, path, {"Accept-Language": "en"})
+    _, _, french = _get(port, path, {"Accept-Language": "fr"})
+    _, _, by_cookie = _get(port, path, {"Accept-Language": "en", "Cookie": "django_language=fr"})
+    assert '<html lang="en">' in english and "<h1>Standings" in english
+    assert '<html lang="fr">' in french and '<html lang="fr">' in by_cookie
+    _, _, again = _get(port, path, {"Accept-Language": "en", "Cookie": "csrftoken=abc"})
+    assert '<html lang="en">' in again
