@@ -9,7 +9,8 @@ The private key is the raw 32-byte P-256 scalar, base64url without padding (as
 uncompressed point (65 bytes), base64url: what the page hands to PushManager.subscribe
 as its applicationServerKey.
 
-No Django here: settings.py may import it before Django is configured.
+Django only inside the functions of the running site: settings.py may import the module
+before Django is configured.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -133,3 +135,46 @@ def _read(path: Path) -> VapidKeys:
 def keys(environ: Mapping[str, str], state_dir: Path) -> VapidKeys:
     """The environment's pair, else the one kept in the state directory."""
     return from_environment(environ) or kept_keys(state_dir)
+
+
+# --- in the running site (Django configured) -------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def server_keys() -> VapidKeys:
+    """The server's VAPID pair: settings.VAPID_PRIVATE_KEY when settings give one, else
+    the environment's, else the one kept in the state directory (made on first use).
+    ImproperlyConfigured (one line) when unusable."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    raw = getattr(settings, "VAPID_PRIVATE_KEY", "")
+    environ = (
+        {"VAPID_PRIVATE_KEY": raw, "VAPID_PUBLIC_KEY": getattr(settings, "VAPID_PUBLIC_KEY", "")}
+        if raw
+        else os.environ
+    )
+    try:
+        return keys(environ, settings.STATE_DIR)
+    except (OSError, VapidError) as exc:
+        raise ImproperlyConfigured(f"Web Push's VAPID key: {exc}") from exc
+
+
+def subject() -> str:
+    """The contact push services are given (VAPID's `sub`): VAPID_SUBJECT, else the
+    site's PUBLIC_URL when it is https, else a mailto: on the first allowed host."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    given = getattr(settings, "VAPID_SUBJECT", "") or os.environ.get("VAPID_SUBJECT", "")
+    if given:
+        if not given.startswith(("mailto:", "https://")):
+            raise ImproperlyConfigured(
+                f"VAPID_SUBJECT={given!r} must start with mailto: or https://"
+            )
+        return given
+    public = getattr(settings, "PUBLIC_URL", "")
+    if public.startswith("https://"):
+        return public
+    hosts = [h.lstrip(".") for h in settings.ALLOWED_HOSTS if h not in ("*", "") and "." in h]
+    return f"mailto:webpush@{hosts[0] if hosts else 'localhost'}"

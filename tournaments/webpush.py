@@ -27,7 +27,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -64,38 +63,9 @@ ERROR_MAX = 300  # PushSubscription.last_error
 # --- configuration ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def vapid_keys() -> vapid.VapidKeys:
-    """The server's VAPID pair: settings.VAPID_PRIVATE_KEY when settings give one, else
-    the environment's, else the one kept in the state directory (made on first use).
-    ImproperlyConfigured (one line) when unusable."""
-    raw = getattr(settings, "VAPID_PRIVATE_KEY", "")
-    environ = (
-        {"VAPID_PRIVATE_KEY": raw, "VAPID_PUBLIC_KEY": getattr(settings, "VAPID_PUBLIC_KEY", "")}
-        if raw
-        else os.environ
-    )
-    try:
-        return vapid.keys(environ, settings.STATE_DIR)
-    except (OSError, vapid.VapidError) as exc:
-        raise ImproperlyConfigured(f"Web Push's VAPID key: {exc}") from exc
-
-
-def subject() -> str:
-    """The contact push services are given (VAPID's `sub`): VAPID_SUBJECT, else the
-    site's PUBLIC_URL when it is https, else a mailto: on the first allowed host."""
-    given = getattr(settings, "VAPID_SUBJECT", "") or os.environ.get("VAPID_SUBJECT", "")
-    if given:
-        if not given.startswith(("mailto:", "https://")):
-            raise ImproperlyConfigured(
-                f"VAPID_SUBJECT={given!r} must start with mailto: or https://"
-            )
-        return given
-    public = getattr(settings, "PUBLIC_URL", "")
-    if public.startswith("https://"):
-        return public
-    hosts = [h.lstrip(".") for h in settings.ALLOWED_HOSTS if h not in ("*", "") and "." in h]
-    return f"mailto:webpush@{hosts[0] if hosts else 'localhost'}"
+# The server's key pair and contact (tournaments.vapid), by their names here too.
+vapid_keys = vapid.server_keys
+subject = vapid.subject
 
 
 def sender_enabled() -> bool:
