@@ -71,6 +71,7 @@
 
   function refuse(section, message) {
     text(section, "[data-push-refused]", message, false);
+    text(section, "[data-push-fallback]", undefined, false);
   }
 
   function unsupported(section, why) {
@@ -78,10 +79,24 @@
     text(section, "[data-push-state]", why);
     text(section, "[data-push-on]", undefined, true);
     text(section, "[data-push-off]", undefined, true);
+    text(section, "[data-push-fallback]", undefined, false);
   }
 
   function registration(section) {
     return navigator.serviceWorker.register(WORKER, { scope: section.dataset.scope });
+  }
+
+  // PushManager.subscribe needs the worker active: wait for it (not serviceWorker.ready,
+  // which waits for a worker whose scope holds the page).
+  function active(reg) {
+    if (reg.active) return Promise.resolve(reg);
+    var worker = reg.installing || reg.waiting;
+    return new Promise(function (resolve) {
+      if (!worker) return resolve(reg);
+      worker.addEventListener("statechange", function () {
+        if (worker.state === "activated") resolve(reg);
+      });
+    });
   }
 
   function turnOn(section) {
@@ -95,9 +110,7 @@
         throw blocked;
       }
       return registration(section);
-    }).then(function (reg) {
-      return navigator.serviceWorker.ready.then(function () { return reg; }, function () { return reg; });
-    }).then(function (reg) {
+    }).then(active).then(function (reg) {
       return reg.pushManager.subscribe({
         userVisibleOnly: true, applicationServerKey: keyBytes(section.dataset.key)
       });
