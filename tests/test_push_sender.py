@@ -389,3 +389,12 @@ def test_the_sender_runs_by_default_where_the_live_pages_prewarm(settings: Any) 
     assert webpush.sender_enabled()
     settings.PUSH_SENDER = False
     assert not webpush.sender_enabled()
+
+
+def test_many_starting_at_once_all_read_the_one_kept_pair(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(16) as pool:
+        pairs = set(pool.map(lambda _: vapid.keys({}, tmp_path), range(64)))
+    assert len(pairs) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [vapid.KEY_FILE_NAME]  # no draft left

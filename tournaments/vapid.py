@@ -16,8 +16,10 @@ before Django is configured.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import re
+import secrets
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -102,17 +104,23 @@ def from_environment(environ: Mapping[str, str]) -> VapidKeys | None:
 
 
 def kept_keys(directory: Path) -> VapidKeys:
-    """The key pair kept in `directory`, made on first use (mode 0600)."""
+    """The key pair kept in `directory`, made on first use (mode 0600). Written whole to
+    a file of its own, then linked into place: several processes (or threads) starting
+    at once all read the one pair that won, never a file still being written."""
     path = directory / KEY_FILE_NAME
     if not directory.exists():
-        directory.mkdir(parents=True, mode=0o700)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return _read(path)
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        os.fchmod(file.fileno(), 0o600)  # whatever the umask says
-        file.write(new_private_key() + "\n")
+        directory.mkdir(parents=True, mode=0o700, exist_ok=True)
+    if not path.exists():
+        draft = directory / f".{KEY_FILE_NAME}.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as file:
+                os.fchmod(file.fileno(), 0o600)  # whatever the umask says
+                file.write(new_private_key() + "\n")
+            with contextlib.suppress(FileExistsError):  # another made it first: theirs
+                os.link(draft, path)
+        finally:
+            draft.unlink(missing_ok=True)
     return _read(path)
 
 
