@@ -30,6 +30,7 @@ BENCHES = [
     "bench_floor_writes.py",  # a judge's "+5 min" and deck check over HTTP (issue 27)
     "bench_decklists.py",  # checking a 75-card list against 30,000 cards (issue 28)
     "bench_decklists_submit.py",  # 1,000 phones submit their lists over HTTP, ~2.5 min
+    "bench_push.py",  # 2,000 subscribed phones told of a pairing through a fake push service
     "bench_phones.py",  # 2,000 phones against gunicorn + PostgreSQL + Redis, ~2.5 min
 ]
 

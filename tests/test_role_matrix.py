@@ -56,7 +56,7 @@ CLASSES: dict[str, frozenset[str]] = {
     # (the service refuses others, tests/test_judge_calls.py).
     **dict.fromkeys(
         ["judge_floor", "judge_open_call", "judge_claim_call", "judge_release_call",
-         "judge_hand_call", "judge_resolve_call"],
+         "judge_hand_call", "judge_resolve_call", "judge_push"],
         FLOOR,
     ),
     # Only the owner decides who is staff and takes back "finish".

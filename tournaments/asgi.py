@@ -29,6 +29,14 @@ if settings.LIVE_PREWARM:
 
     pages.executor.submit(warm_card_lookup)
 
+from tournaments import webpush  # noqa: E402
+
+# Web Push (issue 29): an unusable VAPID key stops the server here, in one line; the
+# sender delivers the outbox from a thread of this process (tournaments.webpush).
+webpush.check_configuration()
+if webpush.sender_enabled():
+    webpush.start_in_background()
+
 # Bodies are read whole on the event loop before a page thread sees the request (a slow
 # client holds a coroutine, never a thread): tournaments/guard.py.
 application = guarded(

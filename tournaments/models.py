@@ -703,3 +703,84 @@ class Decklist(models.Model):
 
     class Meta:
         ordering = ["player_id"]
+
+
+# --- notifications with Web Push (issue 29) -------------------------------------------------
+
+
+class PushSubscription(models.Model):
+    """A browser's Web Push subscription (the Push API's PushSubscription): a player's,
+    made on their private page, or a judge's, made on the judges' screen of one event.
+    `endpoint` is the push service's address for that browser; `p256dh` (the browser's
+    P-256 public key) and `auth` (its 16-byte secret), base64url, encrypt what is sent
+    (RFC 8291). Each page registers its service worker with its own scope, so a browser
+    gets one endpoint per private link or judges' screen."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="push_subscriptions",
+    )
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    # The language the page was read in when subscribing: what is sent is worded in it.
+    language = models.CharField(max_length=16, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(player__isnull=False, user__isnull=True)
+                | Q(player__isnull=True, user__isnull=False),
+                name="push_subscription_player_or_user",
+            ),
+        ]
+        indexes = [models.Index(fields=["tournament", "user"], name="push_event_user")]
+
+
+class PushMessage(models.Model):
+    """One notification waiting to be sent (the outbox): written in the transaction of
+    the write it tells of, delivered later by the sender (tournaments.webpush), never in
+    a request. `kind` and `facts` say what happened (the pairing's round, table and
+    opponent ...); the sender words them in the subscription's language. `key`, when set,
+    makes a message once-only per subscription (the round clock's warning)."""
+
+    subscription = models.ForeignKey(
+        PushSubscription, on_delete=models.CASCADE, related_name="messages"
+    )
+    kind = models.CharField(max_length=16)
+    facts = models.JSONField(default=dict)
+    key = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # Given up: too many failed attempts, refused for good, or too old to be worth sending.
+    gone = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "key"], condition=~Q(key=""), name="push_message_once"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(sent_at__isnull=True, gone=False),
+                name="push_message_due",
+            )
+        ]

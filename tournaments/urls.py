@@ -45,6 +45,7 @@ urlpatterns = [
     path("", include("tournaments.urls_penalties")),
     path("", include("tournaments.urls_seating")),
     path("", include("tournaments.urls_decklists")),
+    path("", include("tournaments.urls_push")),
     path("t/<slug:slug>/manage/print/", include("tournaments.urls_print")),
     path("t/<slug:slug>/manage/corrections/", include("tournaments.urls_corrections")),
     path("t/<slug:slug>/manage/", include("tournaments.urls_organizer")),

@@ -45,6 +45,7 @@ from tournaments.models import (
 )
 from tournaments.pages.calls import AT_A_TABLE, OPEN_STATES, call_words
 from tournaments.permissions import is_head_judge
+from tournaments.services import push
 from tournaments.services.writing import BUSY, ServiceError, Write, is_busy, store_audit
 
 NOTE_MAX = 200  # JudgeCall.note, .resolution
@@ -250,6 +251,7 @@ def call_judge(*, player: Player, note: str = "") -> JudgeCall:
         )  # fmt: skip
         said = f": '{note}'" if note else ""
         _audit(w, call, "called", f"{found.name} called a judge{said}")
+        push.record_new_call(call)
         return call
 
 
@@ -276,6 +278,7 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
         )
         said = f": '{note}'" if note else ""
         _audit(w, call, "opened", f"call opened by {_judge_name(by)}{said}")
+        push.record_new_call(call)
         return call
 
 
@@ -330,6 +333,7 @@ def claim_call(
             found.state = CallState.CLAIMED
         found.save(update_fields=["judge", "claimed_at", "state"])
         _audit(w, found, "claimed", f"call claimed by {_judge_name(by)}")
+        push.record_claim(found)
         return found
 
 

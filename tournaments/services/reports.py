@@ -57,6 +57,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.rules import check_two_player_result, score_text
+from tournaments.services import push
 from tournaments.services.playoff import concede, cut_facts
 from tournaments.services.results import (
     MatchNotFound,
@@ -326,6 +327,7 @@ def _report(
             after=_facts(found, seats, existing, event="report"),
             **_about(found, seats, existing),
         )
+        push.record_report(match=found, seats=seats, reporter=player, wins=wins, draws=draws)
         return existing
     if existing.reporter_id == player.pk:
         if same:
@@ -352,6 +354,7 @@ def _report(
             after=_facts(found, seats, existing, event="report", was=before["score"]),
             **_about(found, seats, existing),
         )
+        push.record_report(match=found, seats=seats, reporter=player, wins=wins, draws=draws)
         return existing
     # The opponent of the reporter: the same result confirms it, another disputes it.
     if same:

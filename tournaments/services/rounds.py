@@ -29,6 +29,7 @@ from tournaments.models import (
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
+from tournaments.services import push
 from tournaments.services.fixed_seats import table_numbers
 from tournaments.services.playoff import enter_walkovers, pair_playoff_round
 from tournaments.services.restrictions import forbidden_pairs, note_effects, restriction_effects
@@ -117,6 +118,7 @@ def pair_next_round(
         note_effects(w, round_.number, effects)
         if round_.playoff:
             enter_walkovers(w, round_)
+        push.record_pairing(round_)  # the subscribed players' notifications (issue 29)
     return round_
 
 
