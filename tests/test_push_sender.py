@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from io import StringIO
@@ -385,10 +387,25 @@ def test_the_contact_defaults_to_the_sites_https_address_and_refuses_another_sch
 
 
 def test_the_sender_runs_by_default_where_the_live_pages_prewarm(settings: Any) -> None:
-    settings.LIVE_PREWARM = True
+    settings.PUSH_SENDER = True
     assert webpush.sender_enabled()
     settings.PUSH_SENDER = False
     assert not webpush.sender_enabled()
+
+    def setting(**env: str) -> subprocess.CompletedProcess[str]:
+        base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "PUSH_SENDER")}
+        return subprocess.run(
+            [sys.executable, "-c", "import tournaments.settings as s; print(s.PUSH_SENDER)"],
+            env={**base, "SECRET_KEY": "test-only", **env},
+            capture_output=True,
+            text=True,
+        )
+
+    assert setting(DEBUG="0").stdout.strip() == "True"  # production: LIVE_PREWARM is on
+    assert setting(DEBUG="0", LIVE_PREWARM="0").stdout.strip() == "False"
+    assert setting(DEBUG="1").stdout.strip() == "False"
+    refused = setting(DEBUG="0", PUSH_SENDER="maybe")
+    assert refused.returncode != 0 and "PUSH_SENDER='maybe' is not a boolean" in refused.stderr
 
 
 def test_many_starting_at_once_all_read_the_one_kept_pair(tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ def test_a_player_subscribes_this_phone_hx(client: Client, ana: tuple[Player, st
     assert "Notifications are on for this device." in html
     found = PushSubscription.objects.get()
     assert (found.player, found.endpoint, found.user) == (player, ENDPOINT, None)
-    assert found.language == "en-us"
+    assert found.language == "en"
     assert response["Cache-Control"] == "private, no-store"  # the private link's headers
 
 

@@ -166,6 +166,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Render the busiest live fragments in the background after each write (tournaments/live.py).
 LIVE_PREWARM = env_bool("LIVE_PREWARM", not DEBUG)
+# Web Push (issue 29, tournaments/webpush.py): the server process sends the queued
+# notifications from a thread of its own; `manage.py send_push` is the same sender apart.
+PUSH_SENDER = env_bool("PUSH_SENDER", LIVE_PREWARM)
+# The contact push services are given ("mailto:..." or "https://..."); empty: PUBLIC_URL
+# when it is https, else a mailto: on the first allowed host (tournaments/vapid.py).
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "")
 # Live pages' event streams (tournaments/stream.py) under a WSGI server hold a thread each:
 # right for the development server, wrong for gunicorn's few threads, where pages poll.
 # Under ASGI (production: gunicorn's uvicorn worker) streams are asynchronous and always on.

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +31,6 @@ from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone, translation
@@ -69,18 +67,8 @@ subject = vapid.subject
 
 
 def sender_enabled() -> bool:
-    """PUSH_SENDER (settings, else the environment); by default on with LIVE_PREWARM."""
-    value = getattr(settings, "PUSH_SENDER", None)
-    if value is None:
-        raw = os.environ.get("PUSH_SENDER", "").strip().lower()
-        if raw in ("1", "true", "yes", "on"):
-            return True
-        if raw in ("0", "false", "no", "off"):
-            return False
-        if raw:
-            raise ImproperlyConfigured(f"PUSH_SENDER={raw!r} is not a boolean (use 1/0)")
-        return bool(settings.LIVE_PREWARM)
-    return bool(value)
+    """settings.PUSH_SENDER: by default on with LIVE_PREWARM (tournaments/settings.py)."""
+    return bool(settings.PUSH_SENDER)
 
 
 def check_configuration() -> None:
