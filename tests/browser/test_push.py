@@ -193,7 +193,7 @@ def test_a_judge_opts_in_on_the_judges_screen_and_hears_of_a_new_call(
     page.goto(f"{live_server.url}/accounts/login/?next=/t/{t.slug}/judge/")
     page.fill("input[name=username]", "judge1")
     page.fill("input[name=password]", "floor-judge-42")
-    page.locator("form button[type=submit], form input[type=submit]").last.click()
+    page.get_by_role("button", name="Log in").click()
     expect(page.locator("#push-optin")).to_contain_text("for every new judge call")
     page.get_by_role("button", name="Notify me").click()
     expect(page.locator("[data-push-notice]")).to_have_text("Notifications are on for this device.")
