@@ -134,6 +134,18 @@ def test_the_secret_key_is_created_once_then_kept_readable_only_by_its_owner(
     assert venue.kept_secret_key(tmp_path / "elsewhere") != first  # random, not fixed
 
 
+def test_workers_starting_at_once_all_read_the_one_kept_key(tmp_path: Path) -> None:
+    """A venue's workers start together: none may read the key file half-written (one
+    stopped on an empty file) or keep a key of its own (sessions would not carry over)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    state = tmp_path / "var"
+    with ThreadPoolExecutor(16) as pool:
+        keys = set(pool.map(lambda _: venue.kept_secret_key(state), range(64)))
+    assert len(keys) == 1
+    assert [p.name for p in state.iterdir()] == [venue.secret_key_path(state).name]
+
+
 def test_a_secret_key_file_others_can_read_is_refused(tmp_path: Path) -> None:
     venue.kept_secret_key(tmp_path)
     venue.secret_key_path(tmp_path).chmod(0o644)

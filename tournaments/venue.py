@@ -126,17 +126,23 @@ def secret_key_path(directory: Path) -> Path:
 
 def kept_secret_key(directory: Path) -> str:
     """The secret key in `directory`, generated on first use and kept (mode 0600), so
-    that sessions and password-reset links survive a restart of the laptop."""
+    that sessions and password-reset links survive a restart of the laptop. Written whole
+    to a file of its own, then linked into place: workers starting at once all read the
+    one key that won, never a file still being written (one read it empty and stopped)."""
     path = secret_key_path(directory)
     if not directory.exists():
-        directory.mkdir(parents=True, mode=0o700)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return _read_secret(path)
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        os.fchmod(file.fileno(), 0o600)  # whatever the umask says
-        file.write(secrets.token_urlsafe(SECRET_MIN_LENGTH) + "\n")
+        directory.mkdir(parents=True, mode=0o700, exist_ok=True)
+    if not path.exists():
+        draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as file:
+                os.fchmod(file.fileno(), 0o600)  # whatever the umask says
+                file.write(secrets.token_urlsafe(SECRET_MIN_LENGTH) + "\n")
+            with contextlib.suppress(FileExistsError):  # another worker made it first: theirs
+                os.link(draft, path)
+        finally:
+            draft.unlink(missing_ok=True)
     return _read_secret(path)
 
 
