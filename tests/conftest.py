@@ -187,3 +187,18 @@ def migrate() -> Iterator[Callable[[str], Any]]:
     yield to
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.fixture
+def hub(monkeypatch: Any) -> Any:
+    """A hub of its own whose thread never ticks: each test ticks it by hand. The warm-ups
+    it asks for are only written down (`h.warmed`): tests refresh the record themselves."""
+    from tournaments import stream
+
+    h = stream.Hub()
+    monkeypatch.setattr(h, "_run", lambda: None)
+    monkeypatch.setattr(stream, "hub", h)
+    warmed: list[tuple[str, int, str]] = []
+    h.warm = lambda base, version, part: warmed.append((base, version, part))
+    h.warmed = warmed  # type: ignore[attr-defined]
+    return h

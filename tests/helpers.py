@@ -290,3 +290,20 @@ def gunicorn(port: int, workers: int) -> list[str]:
         "--worker-class", "uvicorn_worker.UvicornWorker",
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
     ]  # fmt: skip
+
+
+# --- The live hub ticked by hand (tests/test_live_streams.py, test_judge_calls.py, ...) --
+
+
+class Inbox:
+    """Stands in for a stream: what the hub told it, taken in turn."""
+
+    def __init__(self) -> None:
+        self.told: list[list[str]] = []
+
+    def __call__(self, pages: list[str]) -> None:
+        self.told.append(pages)
+
+    def take(self) -> list[list[str]]:
+        told, self.told = self.told, []
+        return told

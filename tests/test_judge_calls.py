@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from tests.helpers import Inbox
 from tournaments import live, services, stream
 from tournaments.models import (
     AuditAction,
@@ -364,27 +365,6 @@ def test_the_audit_sentence_names_a_playoff_round_and_refuses_an_unknown_shape(
 
 
 # --- The hub: judges' screens and the players concerned are told -----------------------------
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.told: list[list[str]] = []
-
-    def __call__(self, pages: list[str]) -> None:
-        self.told.append(pages)
-
-    def take(self) -> list[list[str]]:
-        told, self.told = self.told, []
-        return told
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
-    """A hub whose thread never ticks: each test ticks it by hand."""
-    h = stream.Hub()
-    monkeypatch.setattr(h, "_run", lambda: None)
-    h.warm = lambda base, version, part: None
-    return h
 
 
 def test_a_judges_screen_is_told_at_once_of_a_new_call_a_claim_and_a_resolution(

@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import F
 from django.test import Client
 
+from tests.helpers import Inbox
 from tournaments import live, stream
 from tournaments.models import Match, Player, Tournament
 from tournaments.pages.public import NEAR_TOP
@@ -26,35 +27,10 @@ def fresh_cache() -> Iterator[None]:
     cache.clear()
 
 
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
-    """A hub of its own whose thread never ticks: each test ticks it by hand. The warm-ups
-    it asks for are only written down (`h.warmed`): tests refresh the record themselves."""
-    h = stream.Hub()
-    monkeypatch.setattr(h, "_run", lambda: None)
-    monkeypatch.setattr(stream, "hub", h)
-    warmed: list[tuple[str, int, str]] = []
-    h.warm = lambda base, version, part: warmed.append((base, version, part))
-    h.warmed = warmed  # type: ignore[attr-defined]
-    return h
-
-
 def written(t: Tournament) -> None:
     """A write to the event from another process: only its version moves, in the database
     (no cache mark in this process, as under a cache per process)."""
     Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.told: list[list[str]] = []
-
-    def __call__(self, pages: list[str]) -> None:
-        self.told.append(pages)
-
-    def take(self) -> list[list[str]]:
-        told, self.told = self.told, []
-        return told
 
 
 def seated(t: Tournament) -> tuple[Match, list[Player]]:

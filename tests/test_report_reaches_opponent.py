@@ -9,33 +9,13 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from tests.helpers import Inbox
 from tournaments import live, services, stream
 from tournaments.models import Match, Player, Tournament
 from tournaments.services import reports
 from tournaments.services.registration import issue_link
 
 pytestmark = pytest.mark.django_db
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.told: list[list[str]] = []
-
-    def __call__(self, pages: list[str]) -> None:
-        self.told.append(pages)
-
-    def take(self) -> list[list[str]]:
-        told, self.told = self.told, []
-        return told
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> stream.Hub:
-    """A hub whose thread never ticks: each test ticks it by hand."""
-    h = stream.Hub()
-    monkeypatch.setattr(h, "_run", lambda: None)
-    h.warm = lambda base, version, part: None
-    return h
 
 
 @pytest.fixture

@@ -128,12 +128,12 @@ class _EventState:
     shared_due: bool = False
     shared_at: float = 0.0
     fresh: list[Subscription] = field(default_factory=list)  # players' pages not looked at yet
-    # The unresolved judge calls as last read (call -> state, judge, round, table); None
+    # The unresolved judge calls as last read (call -> round, table, state, judge); None
     # before the first look, which tells no one.
     calls: dict[int, tuple[Any, ...]] | None = None
     calls_at: float = -1e9
-    # The players' reports of open matches as last read (match -> state, round, table,
-    # counter claim); None before the first look.
+    # The players' reports of open matches as last read (match -> round, table, state,
+    # claims); None before the first look.
     reports: dict[int, tuple[Any, ...]] | None = None
 
 
@@ -260,50 +260,24 @@ class Hub:
         with_players = [base for base in due if tracked[base]]
         pending = _open_reports([live.base_event(base) for base in with_players])
         for base in due:
-            state = states[base]
-            calls = found.get(live.base_event(base), {})
+            state, event = states[base], live.base_event(base)
+            calls = found.get(event, {})
             before, state.calls, state.calls_at = state.calls, calls, now
+            moved: set[tuple[Any, Any]] = set()
+            if before is not None and before != calls:
+                for sub in floors[base]:
+                    _tell(sub, [FLOOR])
+                moved |= _moved_tables(before, calls)
             if base in with_players:
-                reports = pending.get(live.base_event(base), {})
-                reports_before, state.reports = state.reports, reports
-            else:
-                reports = reports_before = {}
-            moved_reports = (
-                {
-                    (row[1], row[2])
-                    for pk in reports.keys() | (reports_before or {}).keys()
-                    if reports.get(pk) != (reports_before or {}).get(pk)
-                    for row in (reports.get(pk) or (reports_before or {})[pk],)
-                }
-                if reports_before is not None
-                else set()
-            )
-            if before is None or before == calls:
-                if moved_reports:
-                    self._tell_table_players(base, tracked[base], moved_reports)
-                continue
-            for sub in floors[base]:
-                _tell(sub, [FLOOR])
-            if not tracked[base]:
-                continue
-            moved = {
-                (row[2], row[3])
-                for pk in calls.keys() | before.keys()
-                if calls.get(pk) != before.get(pk)
-                for row in (calls.get(pk) or before[pk],)
-            } | moved_reports
-            seated = _players_at(live.base_event(base), moved)
-            for sub in tracked[base]:
-                if any(page == "player" and pid in seated for page, pid in sub.pages):
-                    sub.urgent.add("player")
-
-    def _tell_table_players(
-        self, base: str, tracked: list[Subscription], tables: set[tuple[Any, Any]]
-    ) -> None:
-        seated = _players_at(live.base_event(base), tables)
-        for sub in tracked:
-            if any(page == "player" and pid in seated for page, pid in sub.pages):
-                sub.urgent.add("player")
+                reports = pending.get(event, {})
+                if state.reports is not None:
+                    moved |= _moved_tables(state.reports, reports)
+                state.reports = reports
+            if moved and tracked[base]:
+                seated = _players_at(event, moved)
+                for sub in tracked[base]:
+                    if any(page == "player" and pid in seated for page, pid in sub.pages):
+                        sub.urgent.add("player")
 
     def _tick_event(
         self,
@@ -409,12 +383,25 @@ def _versions(pks: list[int]) -> dict[int, tuple[int, bool]]:
     return {pk: (version, bool(cut and plan)) for pk, version, cut, plan in rows}
 
 
+def _moved_tables(
+    before: Mapping[int, tuple[Any, ...]], after: Mapping[int, tuple[Any, ...]]
+) -> set[tuple[Any, Any]]:
+    """The (round, table) of every row (call or report) that came, went or changed; each
+    row starts with its round and table."""
+    return {
+        (row[0], row[1])
+        for pk in before.keys() | after.keys()
+        if before.get(pk) != after.get(pk)
+        for row in (after.get(pk) or before[pk],)
+    }
+
+
 def _open_calls(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
-    """Each event's unresolved judge calls: call -> (state, judge, round, table). One
+    """Each event's unresolved judge calls: call -> (round, table, state, judge). One
     query on the calls' (event, state) index; a few dozen rows at most."""
     out: dict[int, dict[int, tuple[Any, ...]]] = {pk: {} for pk in pks}
     rows = JudgeCall.objects.filter(tournament_id__in=pks, state__in=OPEN_STATES).values_list(
-        "tournament_id", "pk", "state", "judge_id", "round_number", "table"
+        "tournament_id", "pk", "round_number", "table", "state", "judge_id"
     )
     for event, pk, *row in rows:
         out[event][pk] = tuple(row)
@@ -422,8 +409,8 @@ def _open_calls(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
 
 
 def _open_reports(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
-    """Each event's players' reports of matches without a result yet: match -> (state,
-    round, table, claim, counter claim). Reports of open matches only: a few hundred
+    """Each event's players' reports of matches without a result yet: match -> (round,
+    table, state, claim, counter claim). Reports of open matches only: a few hundred
     rows at most, through the matches' (round, reported) index."""
     out: dict[int, dict[int, tuple[Any, ...]]] = {pk: {} for pk in pks}
     if not pks:
@@ -435,7 +422,7 @@ def _open_reports(pks: list[int]) -> dict[int, dict[int, tuple[Any, ...]]]:
         "match__table", "wins_a", "wins_b", "draws", "counter_wins_a", "counter_wins_b",
     )  # fmt: skip
     for event, match, state, number, table, *claims in rows:
-        out[event][match] = (state, number, table, *claims)
+        out[event][match] = (number, table, state, *claims)
     return out
 
 
