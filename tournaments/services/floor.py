@@ -49,10 +49,24 @@ class Table:
         return f"Table {self.match.table}" if self.match.table is not None else "That match"
 
 
-def _open_table(w: Write, match: Match | int, doing: str) -> Table:
-    """The match, locked with its event, if it is a two-player table still being played
-    in the round being played; else refused, saying why."""
+def _open_table(
+    w: Write, match: Match | int | None, doing: str, *, table: int | None = None
+) -> Table:
+    """The match (or the one at `table` in the round being played), locked with its event,
+    if it is a two-player table still being played in the round being played; else
+    refused, saying why."""
     t = w.tournament
+    playing = current_round(t)
+    if match is None:
+        if playing is None:
+            raise ServiceError("No round is being played: pair one first.")
+        match = (
+            Match.objects.filter(round=playing, table=table).order_by("id").first()
+            if table is not None
+            else None
+        )
+        if match is None:
+            raise ServiceError(f"Round {playing.number} has no table {table}.")
     pk = match if isinstance(match, int) else match.pk
     found = Match.objects.filter(pk=pk, round__tournament=t).select_related("round").first()
     if found is None:
@@ -61,21 +75,20 @@ def _open_table(w: Write, match: Match | int, doing: str) -> Table:
         s.player
         for s in Seat.objects.filter(match=found).select_related("player").order_by("position")
     ]
-    table = Table(found, players)
+    at = Table(found, players)
     if found.kind == MatchKind.BYE:
-        raise ServiceError(f"{table.label} is a bye: there is no game to {doing}.")
+        raise ServiceError(f"{at.label} is a bye: there is no game to {doing}.")
     if found.kind != MatchKind.PLAYED or len(players) != 2:
-        raise ServiceError(f"{table.label} is not a two-player match: nothing to {doing}.")
-    playing = current_round(t)
+        raise ServiceError(f"{at.label} is not a two-player match: nothing to {doing}.")
     if playing is None or playing.pk != found.round_id:
         now = f" (round {playing.number} is)" if playing is not None else ""
         raise ServiceError(
-            f"{table.label} of round {found.round.number} is not being played{now}: "
+            f"{at.label} of round {found.round.number} is not being played{now}: "
             f"only tables of the round being played can {doing}."
         )
     if found.reported:
-        raise ServiceError(f"{table.label} has its result already: nothing left to {doing}.")
-    return table
+        raise ServiceError(f"{at.label} has its result already: nothing left to {doing}.")
+    return at
 
 
 def _clean_note(note: str, limit: int) -> str:
@@ -94,31 +107,38 @@ def _where(table: Table) -> str:
 
 
 def add_extension(
-    *, tournament: Tournament | int, match: Match | int, minutes: int, note: str = "", by: Any
+    *,
+    tournament: Tournament | int,
+    match: Match | int | None = None,
+    table: int | None = None,
+    minutes: int,
+    note: str = "",
+    by: Any,
 ) -> TimeExtension:
-    """A judge adds `minutes` to one table of the round being played."""
+    """A judge adds `minutes` to one table of the round being played: `match`, or the one
+    at `table` (a number, as the judge typed it)."""
     low, high = EXTENSION_MINUTES
     if not isinstance(minutes, int) or not low <= minutes <= high:
         raise ServiceError(f"Add between {low} and {high} minutes to a table at a time.")
     note = _clean_note(note, NOTE_LENGTH)
     with writing(tournament, by=by) as w:
-        table = _open_table(w, match, "extend")
+        at = _open_table(w, match, "extend", table=table)
         extension = TimeExtension.objects.create(
-            match=table.match,
+            match=at.match,
             minutes=minutes,
             reason=ExtensionReason.JUDGE,
             judge=by if getattr(by, "is_authenticated", False) else None,
             note=note,
         )
-        total = _total(table.match)
+        total = _total(at.match)
         w.touched()
         w.audit(
             AuditAction.EXTENSION,
-            f"{_where(table)}: +{minutes} min" + (f" ({note})" if note else ""),
+            f"{_where(at)}: +{minutes} min" + (f" ({note})" if note else ""),
             after={"event": "added", "minutes": minutes, "total": total, "note": note},
-            round=table.match.round.number,
-            table=table.match.table,
-            players=table.players,
+            round=at.match.round.number,
+            table=at.match.table,
+            players=at.players,
         )
     return extension
 
@@ -189,10 +209,17 @@ def suggest_deck_check_tables(
     return list(Match.objects.filter(pk__in=picked).select_related("round").order_by("table", "id"))
 
 
-def start_deck_check(*, tournament: Tournament | int, match: Match | int, by: Any) -> DeckCheck:
-    """A judge takes a table's decks: its time stops until the check is finished."""
+def start_deck_check(
+    *,
+    tournament: Tournament | int,
+    match: Match | int | None = None,
+    table: int | None = None,
+    by: Any,
+) -> DeckCheck:
+    """A judge takes a table's decks (`match`, or the one at `table` in the round being
+    played): its time stops until the check is finished."""
     with writing(tournament, by=by) as w:
-        table = _open_table(w, match, "deck check")
+        table = _open_table(w, match, "deck check", table=table)
         if DeckCheck.objects.filter(match=table.match, finished_at__isnull=True).exists():
             raise ServiceError(f"{table.label} is being deck checked already.")
         check = DeckCheck.objects.create(

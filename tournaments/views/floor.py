@@ -15,10 +15,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments.domain import current_round
 from tournaments.models import DeckCheck, Match, Player, Tournament
 from tournaments.pages import floor as pages
-from tournaments.pages.round_screen import match_at_table
 from tournaments.parsing import ascii_int
 from tournaments.permissions import judge_required
 from tournaments.services import floor as services
@@ -27,18 +25,12 @@ from tournaments.services.writing import ServiceError
 J = "tournaments/judge/"
 
 
-def _table_match(tournament: Tournament, typed: str) -> Match:
-    """The table of the round being played that the judge typed, or refused by name."""
+def _table_number(typed: str) -> int:
+    """The table number the judge typed (the service finds it in the round being played)."""
     number = ascii_int(typed.strip())
     if number is None:
         raise ServiceError("Type a table number.")
-    playing = current_round(tournament)
-    if playing is None:
-        raise ServiceError("No round is being played: pair one first.")
-    match = match_at_table(playing, number)
-    if match is None:
-        raise ServiceError(f"Round {playing.number} has no table {number}.")
-    return match
+    return number
 
 
 # --- time extensions ------------------------------------------------------------------------
@@ -86,17 +78,17 @@ def extend(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         "note": request.POST.get("note", "")[:400],
     }
     try:
-        match = _table_match(tournament, typed["table"])
+        number = _table_number(typed["table"])
         minutes = ascii_int(typed["minutes"].strip())
         if minutes is None:
             raise ServiceError("Say how many minutes to add (1 to 60).")
-        services.add_extension(
+        match = services.add_extension(
             tournament=tournament,
-            match=match,
+            table=number,
             minutes=minutes,
             note=typed["note"],
             by=request.user,
-        )
+        ).match
     except ServiceError as exc:
         return _tables(request, tournament, status=422, error=str(exc), typed=typed)
     if not request.htmx:
@@ -160,8 +152,9 @@ def start_check(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """A judge starts a deck check of a table (the suggested one, or any by number)."""
     typed = request.POST.get("table", "")[:20]
     try:
-        match = _table_match(tournament, typed)
-        services.start_deck_check(tournament=tournament, match=match, by=request.user)
+        match = services.start_deck_check(
+            tournament=tournament, table=_table_number(typed), by=request.user
+        ).match
     except ServiceError as exc:
         return _checks(request, tournament, status=422, error=str(exc), typed_table=typed)
     done = f"Deck check of table {match.table} started: its clock waits for it."
