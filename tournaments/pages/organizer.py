@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from scoring.models import Standing
 from tournaments.domain import after_round_text, cut_drops, playoff_names, round_label
@@ -47,6 +48,7 @@ from tournaments.rules import (
     result_text,
     suggested_swiss_rounds,
 )
+from tournaments.services.rounds import RoundSentence, say_round
 
 # The event screen shows this many standings rows, and the player list whole up to this
 # many players; past it, a count and links to their own paged screens (issue 26: every
@@ -65,6 +67,31 @@ RESULT_KINDS = (MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS)
 # all with its filters: 1,024 rows made the screen and the pair click's answer 220 kB at
 # 2,048 players and 840 kB at 8,192 (issue 26 items 2 and 3).
 EVENT_SCREEN_TABLES = 64
+
+# Stored or computed in English, translated where shown ({% translate %} in the templates):
+# here only for the catalogues.
+SHOWN_IN_ENGLISH = (
+    # a match's kind (Match.get_kind_display), on a league table's line
+    gettext_noop("Match"),
+    gettext_noop("Loss with no opponent"),
+    gettext_noop("Multi-player game"),
+    # the players screen's pager (_pager.html: "Player list pages")
+    gettext_noop("Player list"),
+)
+
+PAIR_PLAYOFF = {
+    "Quarterfinals": gettext_noop("Pair the Quarterfinals"),
+    "Semifinals": gettext_noop("Pair the Semifinals"),
+    "Final": gettext_noop("Pair the Final"),
+}
+UNDO: RoundSentence = (
+    gettext_noop("Undo the pairing of round %(number)s"),
+    {
+        "Quarterfinals": gettext_noop("Undo the pairing of the Quarterfinals"),
+        "Semifinals": gettext_noop("Undo the pairing of the Semifinals"),
+        "Final": gettext_noop("Undo the pairing of the Final"),
+    },
+)
 
 
 def dashboard(user: Any) -> dict[str, Any]:
@@ -95,9 +122,30 @@ def seats_prefetch() -> Prefetch:
     )
 
 
-def decorate(match: Match, best_of: int, names: Mapping[str, str] | None = None) -> Match:
+def quick_buttons(playoff: bool, best_of: int) -> list[tuple[str, str]]:
+    """The one-click results (label, value) in the active language: only the draws have
+    words ("Draw 0-0-3")."""
+    if playoff:
+        return PLAYOFF_RESULTS[best_of]
+    out = []
+    for label, value in QUICK_RESULTS[best_of]:
+        if label == "Draw":
+            label = gettext("Draw")
+        elif label.startswith("Draw "):
+            label = gettext("Draw %(score)s") % {"score": label.removeprefix("Draw ")}
+        out.append((label, value))
+    return out
+
+
+def decorate(
+    match: Match,
+    best_of: int,
+    names: Mapping[str, str] | None = None,
+    quick: list[tuple[str, str]] | None = None,
+) -> Match:
     """Display helpers on a match whose seats were prefetched as seat_list; its players'
-    `display_name` as `names` (pages.event.display_names) shows them."""
+    `display_name` as `names` (pages.event.display_names) shows them. `quick`: the
+    round's `quick_buttons`, when the caller decorates a whole round."""
     seats = match.seat_list  # type: ignore[attr-defined]
     for s in seats if names is not None else ():
         s.player.display_name = names.get(s.player.external_id, s.player.name)
@@ -105,9 +153,7 @@ def decorate(match: Match, best_of: int, names: Mapping[str, str] | None = None)
     # The text doubles as the value of the matching one-click button ("2-1", "0-0-3").
     two_player = match.kind in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) and len(seats) == 2
     match.result_text = result_text(match, seats) if two_player else ""  # type: ignore[attr-defined]
-    match.quick = (  # type: ignore[attr-defined]
-        PLAYOFF_RESULTS if match.round.playoff else QUICK_RESULTS
-    )[best_of]
+    match.quick = quick if quick is not None else quick_buttons(match.round.playoff, best_of)  # type: ignore[attr-defined]
     return match
 
 
@@ -119,7 +165,8 @@ def round_matches(
         .order_by("table", "id")
         .prefetch_related(seats_prefetch())
     )
-    return [decorate(m, best_of, names) for m in matches]
+    quick = quick_buttons(round_.playoff, best_of)  # translated once for the round
+    return [decorate(m, best_of, names, quick) for m in matches]
 
 
 def match_row(t: Tournament, match_pk: int) -> Match:
@@ -215,11 +262,13 @@ def actions(
             next_playoff_label(bracket or [])
             if t.status == Status.TOP_CUT
             else (
-                "Pair the round robin" if t.system == System.POD else f"Pair round {len(swiss) + 1}"
+                gettext("Pair the round robin")
+                if t.system == System.POD
+                else gettext("Pair round %(number)s") % {"number": len(swiss) + 1}
             )
         ),
         # The top cut's rounds by name: "Undo the pairing of the Final", "· Semifinals".
-        "undo_round": _last_phrase(t, last, bracket),
+        "undo_label": _undo_label(t, last, bracket),
         "playing_label": (
             playoff_name(len(bracket[-1])) if t.status == Status.TOP_CUT and bracket else ""
         ),
@@ -229,7 +278,10 @@ def actions(
         and missing_now == 0,
         "can_finish": (t.status == Status.RUNNING and missing_now == 0 and last is not None)
         or (t.status == Status.TOP_CUT and final),
-        "top_cut_choices": [(n, f"Top {n}" if n else "None") for n in TOP_CUT_CHOICES],
+        "top_cut_choices": [
+            (n, gettext("Top %(size)s") % {"size": n} if n else gettext("None"))
+            for n in TOP_CUT_CHOICES
+        ],
     }
     # After the planned Swiss rounds the next step offered is the top cut, or finishing
     # when there is none; another Swiss round stays possible, no longer the first choice.
@@ -243,7 +295,10 @@ def actions(
     ctx["plan_done"] = plan_done
     ctx["next_step"] = ("top_cut" if t.top_cut else "finish") if plan_done else "pair"
     if plan_done:
-        ctx["pair_label"] = f"Pair round {len(swiss) + 1} (beyond the {t.planned_rounds} planned)"
+        ctx["pair_label"] = gettext("Pair round %(number)s (beyond the %(planned)s planned)") % {
+            "number": len(swiss) + 1,
+            "planned": t.planned_rounds,
+        }
     if ctx["is_league"] and ctx["can_pair"]:
         ctx["players"] = list(t.players.order_by("id"))
     return ctx
@@ -252,22 +307,30 @@ def actions(
 def next_playoff_label(bracket: list[list[dict[str, Any]]]) -> str:
     """ "Pair the Semifinals", "Pair the Final": the round the bracket's winners play next."""
     matches = len(bracket[-1]) // 2 if bracket else 0
-    return f"Pair the {playoff_name(matches)}" if matches else "Pair the next playoff round"
+    if not matches:
+        return gettext("Pair the next playoff round")
+    name = playoff_name(matches)
+    if name in PAIR_PLAYOFF:
+        return gettext(PAIR_PLAYOFF[name])
+    return gettext("Pair the %(round)s") % {"round": name}  # none: a top cut has 8 at most
 
 
-def _last_phrase(
+def _undo_label(
     t: Tournament,
     last: tuple[int, int, bool, int, int] | None,
     bracket: list[list[dict[str, Any]]] | None,
 ) -> str:
-    """The last round paired as the undo button names it: "round 6", "the Final"."""
+    """The undo button, naming the last round paired: "Undo the pairing of round 6",
+    "Undo the pairing of the Final"."""
     if last is None:
         return ""
     if not last[2]:
-        return f"round {last[0]}"
-    if bracket:
-        return f"the {playoff_name(len(bracket[-1]))}"
-    return after_round_text(last[0], playoff_names(t))
+        name = ""
+    elif bracket:
+        name = playoff_name(len(bracket[-1]))
+    else:
+        name = playoff_names(t).get(last[0], "")
+    return say_round(name, last[0], UNDO)
 
 
 def after_result(t: Tournament, match: Match) -> dict[str, Any]:
@@ -278,12 +341,13 @@ def after_result(t: Tournament, match: Match) -> dict[str, Any]:
     later = [] if match.round.playoff else summary.later_than(number)
     notice = ""
     if later:
-        names = ", ".join(str(n) for n in later)
-        notice = (
-            f"Standings recomputed. Round{'s' if len(later) > 1 else ''} {names} "
-            f"{'were' if len(later) > 1 else 'was'} already paired on the old standings: "
-            "those pairings stay as they are."
-        )
+        notice = ngettext(
+            "Standings recomputed. Round %(rounds)s was already paired on the old standings: "
+            "those pairings stay as they are.",
+            "Standings recomputed. Rounds %(rounds)s were already paired on the old "
+            "standings: those pairings stay as they are.",
+            len(later),
+        ) % {"rounds": ", ".join(str(n) for n in later)}
     ctx: dict[str, Any] = {
         "missing_total": summary.missing_total,
         "missing_now": summary.missing_now,
@@ -334,13 +398,17 @@ def clock_panel(t: Tournament, round_: Round | None = None, **extra: Any) -> dic
         "clock": clock_state(round_),
         "default_minutes": DEFAULT_ROUND_MINUTES,
         "clock_buttons": [
-            ("resume", "", "Resume")
+            ("resume", "", gettext("Resume"))
             if round_ is not None and round_.clock_paused_remaining is not None
-            else ("pause", "", "Pause"),
-            ("add", 1, "+1 min"),
-            ("add", 5, "+5 min"),
-            ("add", -1, "−1 min"),
-            ("start", DEFAULT_ROUND_MINUTES, f"Restart at {DEFAULT_ROUND_MINUTES}"),
+            else ("pause", "", gettext("Pause")),
+            ("add", 1, gettext("+%(minutes)s min") % {"minutes": 1}),
+            ("add", 5, gettext("+%(minutes)s min") % {"minutes": 5}),
+            ("add", -1, gettext("−%(minutes)s min") % {"minutes": 1}),
+            (
+                "start",
+                DEFAULT_ROUND_MINUTES,
+                gettext("Restart at %(minutes)s") % {"minutes": DEFAULT_ROUND_MINUTES},
+            ),
         ],
         **extra,
     }
@@ -381,7 +449,7 @@ def board(t: Tournament, *, round_number: int | None = None) -> dict[str, Any]:
         "later_rounds": [
             r.number for r in swiss if viewed is not None and r.number > viewed.number
         ],
-        "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
+        "standings_title": standings_title(t),
         "cut_check": cut_check(t),
         **actions(t, summary, bracket=bracket),
         **organizer_bracket(t, bracket),
@@ -490,6 +558,30 @@ def players_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str, A
     }
 
 
+def standings_title(t: Tournament) -> str:
+    return gettext("Final standings") if t.status == Status.FINISHED else gettext("Standings")
+
+
+def after_text(number: int | None, label: str) -> str:
+    """What the standings screen's title says they are after, lower case: "after round
+    5", "after the Final" (`label`: domain.after_round_text's "round 5", "the Final")."""
+    if not number:
+        return ""
+    name = label.removeprefix("the ")
+    if name == label:
+        return gettext("after round %(number)s") % {"number": number}
+    if name in AFTER_PLAYOFF:
+        return gettext(AFTER_PLAYOFF[name])
+    return gettext("after the %(round)s") % {"round": name}  # none: a top cut has 8 at most
+
+
+AFTER_PLAYOFF = {
+    "Quarterfinals": gettext_noop("after the Quarterfinals"),
+    "Semifinals": gettext_noop("after the Semifinals"),
+    "Final": gettext_noop("after the Final"),
+}
+
+
 def standings_top(t: Tournament) -> dict[str, Any]:
     """The event screen's standings: the leaders, a count and the way to the whole table."""
     stored = Standing.objects.filter(tournament=t)
@@ -511,9 +603,11 @@ def standings_screen(t: Tournament, *, page: str = "", q: str = "") -> dict[str,
         stored = stored.filter(player__name__icontains=q)
     ordered = stored.order_by("position").values_list(*STANDINGS_COLUMNS)
     listed: Page = Paginator(ordered, STANDINGS_PAGE_SIZE).get_page(page)
+    table = standings_table(t, list(listed.object_list), count)
     return {
-        **standings_table(t, list(listed.object_list), count),
-        "standings_title": "Final standings" if t.status == Status.FINISHED else "Standings",
+        **table,
+        "standings_title": standings_title(t),
+        "after_text": after_text(table["after_round"], table["after_label"]),
         "listed": listed,
         "pager": pager(listed, q),
         "q": q,

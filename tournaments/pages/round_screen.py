@@ -16,6 +16,7 @@ from typing import Any
 from django.db.models import Case, Count, Max, Min, Q, When
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from tournaments.models import Match, MatchKind, Report, ReportState, Round, Seat, Tournament
 from tournaments.pages.common import round_extensions
@@ -28,6 +29,47 @@ from tournaments.tabletime import round_over
 
 OPEN = (MatchKind.PLAYED,)
 OOB_ATTRIBUTE = ' hx-swap-oob="true"'
+
+# What a row says, in English; `Words` holds them in the request's language.
+RESULT_WORDS = {
+    MatchKind.BYE: gettext_noop("Bye"),
+    MatchKind.LOSS: gettext_noop("Loss"),
+    MatchKind.DOUBLE_LOSS: gettext_noop("Double loss"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A row's words in the active language, translated once per table of rows (not per
+    row: at 1,024 tables a few gettext calls each would cost more than the rows)."""
+
+    results: dict[str, str]
+    bye: str
+    no_opponent: str
+    missing: str
+    edit: str
+    claim: str  # "%(name)s's %(value)s": one claim
+    claims: str  # "· disputed: %(claims)s"
+    claims_or: str  # "%(first)s or %(second)s"
+
+    @classmethod
+    def now(cls) -> Words:
+        # The translations are trusted like the templates: only &, < and > are escaped
+        # (a French "l'adversaire" keeps its apostrophe, as the English "'s" does).
+        def say(text: str) -> str:
+            return escape(text, quote=False)
+
+        return cls(
+            results={kind: gettext(word) for kind, word in RESULT_WORDS.items()},
+            bye=say(gettext("Bye")),
+            no_opponent=say(gettext("No opponent")),
+            missing=say(gettext("missing")),
+            edit=say(gettext("Edit")),
+            # Filled in with escaped HTML: "Ivo Ng's <strong>2-1</strong>".
+            claim=say(gettext("%(name)s's %(value)s")),
+            claims=say(gettext("· disputed: %(claims)s")),
+            claims_or=say(gettext("%(first)s or %(second)s")),
+        )
 
 
 @dataclass(slots=True)
@@ -54,14 +96,16 @@ class Row:
 
     @property
     def result(self) -> str:
-        if self.kind == MatchKind.BYE:
-            return "Bye"
-        if self.kind == MatchKind.LOSS:
-            return "Loss"
+        """The result as the row shows it, in English (`result_in` for the row's words)."""
+        return self.result_in(None)
+
+    def result_in(self, words: Words | None) -> str:
+        if self.kind in (MatchKind.BYE, MatchKind.LOSS) or (
+            self.reported and self.kind == MatchKind.DOUBLE_LOSS
+        ):
+            return words.results[self.kind] if words else RESULT_WORDS[self.kind]
         if not self.reported:
             return ""
-        if self.kind == MatchKind.DOUBLE_LOSS:
-            return "Double loss"
         return score_text([w or 0 for w in self.wins], self.draws)
 
     @property
@@ -147,32 +191,46 @@ def _add_claims(rows: list[Row], round_: Round | int, match_pk: int | None) -> N
             row.claims = seat_claims(row.names, by, (a, b, d), answerer, counter)
 
 
-def claims_html(claims: list[Claim]) -> str:
+def claims_html(claims: list[Claim], words: Words | None = None) -> str:
     """ "· disputed: Ivo Ng's 2-1 or Dev Rao's 0-2", scores in the row's seat order."""
-    said = " or ".join(
-        f'<span data-claim="{escape(c.value)}">{escape(c.by)}\'s <strong>{escape(c.value)}'
-        "</strong></span>"
+    words = words or Words.now()
+    said = [
+        f'<span data-claim="{escape(c.value)}">'
+        + words.claim % {"name": escape(c.by), "value": f"<strong>{escape(c.value)}</strong>"}
+        + "</span>"
         for c in claims
-    )
-    return f' <span class="disputed">· disputed: {said}</span>'
+    ]
+    joined = said[0] if said else ""
+    for more in said[1:]:
+        joined = words.claims_or % {"first": joined, "second": more}
+    return f' <span class="disputed">{words.claims % {"claims": joined}}</span>'
 
 
-def row_html(row: Row, match_url: str, *, finished: bool = False, oob: bool = False) -> str:
+def row_html(
+    row: Row,
+    match_url: str,
+    *,
+    finished: bool = False,
+    oob: bool = False,
+    words: Words | None = None,
+) -> str:
     """A table's compact row. `match_url` is the match's own screen, whose URL holds the
-    pk: "Edit" opens it there without JavaScript and in place (hx-boost) with it."""
+    pk: "Edit" opens it there without JavaScript and in place (hx-boost) with it.
+    `words`: the row's words in the active language (`Words.now()`), once per table."""
+    words = words or Words.now()
     a = escape(row.names[0]) if row.names else ""
     if len(row.names) > 1:
         b = escape(row.names[1])
     else:
-        b = "<em>Bye</em>" if row.kind == MatchKind.BYE else "<em>No opponent</em>"
-    result = escape(row.result) or '<span class="pending">missing</span>'
+        b = f"<em>{words.bye if row.kind == MatchKind.BYE else words.no_opponent}</em>"
+    result = escape(row.result_in(words)) or f'<span class="pending">{words.missing}</span>'
     if row.claims and not row.reported:
-        result += claims_html(row.claims)
+        result += claims_html(row.claims, words)
     if row.penalties:
         result += "".join(f' <span class="penalty">· {escape(n)}</span>' for n in row.penalties)
     if row.ends and row.open:
         result += f' <span class="ext" data-extension="{row.extension}">{escape(row.ends)}</span>'
-    edit = "" if finished or not row.editable else f'<a href="{match_url}">Edit</a>'
+    edit = "" if finished or not row.editable else f'<a href="{match_url}">{words.edit}</a>'
     won = ""
     if row.reported and row.kind == MatchKind.PLAYED and len(row.wins) == 2:
         wa, wb = row.wins[0] or 0, row.wins[1] or 0
@@ -193,7 +251,10 @@ def rows_html(t: Tournament, rows: list[Row]) -> str:
     base = match_url(t, 0)
     head, tail = base.split("/0/", 1)
     finished = t.status == "finished"
-    return "".join(row_html(r, f"{head}/{r.pk}/{tail}", finished=finished) for r in rows)
+    words = Words.now()
+    return "".join(
+        row_html(r, f"{head}/{r.pk}/{tail}", finished=finished, words=words) for r in rows
+    )
 
 
 @dataclass(frozen=True)

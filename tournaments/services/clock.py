@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from tournaments.models import AuditAction, Round
 from tournaments.rules import DEFAULT_ROUND_MINUTES, ROUND_MINUTES_RANGE
@@ -29,7 +30,10 @@ def _clock(round_: Round, by: Any, summary: str, after: dict[str, Any]) -> Itera
 
 def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any = None) -> Round:
     if not LOW <= minutes <= HIGH:
-        raise ServiceError(f"A round lasts between {LOW} and {HIGH} minutes.")
+        raise ServiceError(
+            gettext("A round lasts between %(low)s and %(high)s minutes.")
+            % {"low": LOW, "high": HIGH}
+        )
     started = {"event": "started", "minutes": minutes}
     with _clock(round, by, f"clock started, {minutes} minutes", started) as r:
         r.clock_ends_at = timezone.now() + timedelta(minutes=minutes)
@@ -40,7 +44,7 @@ def start_clock(*, round: Round, minutes: int = DEFAULT_ROUND_MINUTES, by: Any =
 def pause_clock(*, round: Round, by: Any = None) -> Round:
     with _clock(round, by, "clock paused", {"event": "paused"}) as r:
         if r.clock_ends_at is None:
-            raise ServiceError("The clock is not running.")
+            raise ServiceError(gettext("The clock is not running."))
         r.clock_paused_remaining = r.clock_ends_at - timezone.now()
         r.clock_ends_at = None
     return r
@@ -49,7 +53,7 @@ def pause_clock(*, round: Round, by: Any = None) -> Round:
 def resume_clock(*, round: Round, by: Any = None) -> Round:
     with _clock(round, by, "clock resumed", {"event": "resumed"}) as r:
         if r.clock_paused_remaining is None:
-            raise ServiceError("The clock is not paused.")
+            raise ServiceError(gettext("The clock is not paused."))
         r.clock_ends_at = timezone.now() + r.clock_paused_remaining
         r.clock_paused_remaining = None
     return r
@@ -57,7 +61,10 @@ def resume_clock(*, round: Round, by: Any = None) -> Round:
 
 def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
     if not -HIGH <= minutes <= HIGH or minutes == 0:
-        raise ServiceError(f"Add between 1 and {HIGH} minutes (negative to take time away).")
+        raise ServiceError(
+            gettext("Add between 1 and %(high)s minutes (negative to take time away).")
+            % {"high": HIGH}
+        )
     moved = {"event": "moved", "minutes": minutes}
     with _clock(round, by, f"{minutes:+d} minutes", moved) as r:
         delta = timedelta(minutes=minutes)
@@ -66,5 +73,5 @@ def add_clock_minutes(*, round: Round, minutes: int, by: Any = None) -> Round:
         elif r.clock_ends_at is not None:
             r.clock_ends_at += delta
         else:
-            raise ServiceError("Start the clock first.")
+            raise ServiceError(gettext("Start the clock first."))
     return r

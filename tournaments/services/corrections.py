@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from tournaments.domain import cut_state
 from tournaments.models import AuditAction, CutDecision, Round, Status, Tournament
@@ -23,9 +24,12 @@ from tournaments.pairing.bracket import seed_top_cut
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
 
-NO_CUT = "There is no top cut in progress to check."
-NOTHING_CHANGED = "The top cut's seeds still match the standings: there is nothing to decide."
-STALE = "The standings changed since you looked: review the seeds again."
+# English: translated where they are raised.
+NO_CUT = gettext_noop("There is no top cut in progress to check.")
+NOTHING_CHANGED = gettext_noop(
+    "The top cut's seeds still match the standings: there is nothing to decide."
+)
+STALE = gettext_noop("The standings changed since you looked: review the seeds again.")
 
 # The key in a decision's audit entry's `after` that names it ("keep" or "reseed"); the
 # entry that starts the cut carries no such key. For the log: the decision itself is
@@ -65,14 +69,14 @@ def _remember(t: Tournament, state: dict[str, Any], decision: CutDecision) -> No
 
 def _checked_state(t: Tournament, seen: str | None) -> dict[str, Any]:
     if t.status != Status.TOP_CUT:
-        raise ServiceError(NO_CUT)
+        raise ServiceError(gettext(NO_CUT))
     state = cut_state(t)
     if state is None:
-        raise ServiceError(NO_CUT)
+        raise ServiceError(gettext(NO_CUT))
     if not state["changes"]:
-        raise ServiceError(NOTHING_CHANGED)
+        raise ServiceError(gettext(NOTHING_CHANGED))
     if seen is not None and seen != state["seen"]:
-        raise ServiceError(STALE)
+        raise ServiceError(gettext(STALE))
     return state
 
 

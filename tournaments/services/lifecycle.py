@@ -8,6 +8,7 @@ from zoneinfo import available_timezones
 
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
 from tournaments.domain import current_round, missing_results
 from tournaments.models import AuditAction, Enforcement, Status, System, Tournament
@@ -63,17 +64,22 @@ def create_tournament(
 ) -> Tournament:
     name = name.strip()
     if not name:
-        raise ServiceError("The tournament needs a name.")
+        raise ServiceError(gettext("The tournament needs a name."))
     if system not in System.values:
-        raise ServiceError(f"Unknown scoring system {system!r}.")
+        raise ServiceError(gettext("Unknown scoring system %(system)r.") % {"system": system})
     if best_of not in BEST_OF:
-        raise ServiceError("Matches are best of 1 or best of 3.")
+        raise ServiceError(gettext("Matches are best of 1 or best of 3."))
     if top_cut not in TOP_CUT_CHOICES:
-        raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+        raise ServiceError(gettext("The top cut is 0, 2, 4 or 8 players."))
     if time_zone and time_zone not in available_timezones():
-        raise ServiceError(f"Unknown time zone {time_zone!r}: choose one such as Europe/Paris.")
+        raise ServiceError(
+            gettext("Unknown time zone %(zone)r: choose one such as Europe/Paris.")
+            % {"zone": time_zone}
+        )
     if enforcement not in Enforcement.values:
-        raise ServiceError(f"Unknown Rules Enforcement Level {enforcement!r}.")
+        raise ServiceError(
+            gettext("Unknown Rules Enforcement Level %(level)r.") % {"level": enforcement}
+        )
     with transaction.atomic():
         tournament = insert_tournament(
             name=name,
@@ -97,13 +103,13 @@ def update_plan(
 ) -> Tournament:
     """Change the planned number of Swiss rounds and the top cut before they are played."""
     if planned_rounds is not None and not 1 <= planned_rounds <= 30:
-        raise ServiceError("Plan between 1 and 30 Swiss rounds.")
+        raise ServiceError(gettext("Plan between 1 and 30 Swiss rounds."))
     if top_cut not in TOP_CUT_CHOICES:
-        raise ServiceError("The top cut is 0, 2, 4 or 8 players.")
+        raise ServiceError(gettext("The top cut is 0, 2, 4 or 8 players."))
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.status in (Status.TOP_CUT, Status.FINISHED) and top_cut != t.top_cut:
-            raise ServiceError("The top cut has started: its size can no longer change.")
+            raise ServiceError(gettext("The top cut has started: its size can no longer change."))
         before = {"planned_rounds": t.planned_rounds, "top_cut": t.top_cut}
         t.planned_rounds, t.top_cut = planned_rounds, top_cut
         t.save(update_fields=["planned_rounds", "top_cut"])
@@ -119,9 +125,9 @@ def finish(*, tournament: Tournament, by: Any = None) -> None:
         t = w.tournament
         last = current_round(t)
         if last is not None and missing_results(last):
-            raise ServiceError("Some results are still missing.")
+            raise ServiceError(gettext("Some results are still missing."))
         if t.status == Status.TOP_CUT and not final_decided(t):
-            raise ServiceError("Play the top cut to its final first.")
+            raise ServiceError(gettext("Play the top cut to its final first."))
         t.status = Status.FINISHED
         t.save(update_fields=["status"])
         w.touched()
@@ -134,7 +140,7 @@ def reopen(*, tournament: Tournament, by: Any = None) -> Tournament:
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if t.status != Status.FINISHED:
-            raise ServiceError("The tournament is not finished.")
+            raise ServiceError(gettext("The tournament is not finished."))
         if t.rounds.filter(playoff=True).exists():
             t.status = Status.TOP_CUT
         elif t.rounds.exists():

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from scoring.models import Standing
 from tournaments.domain import (
@@ -53,19 +54,24 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
         t = w.tournament
         size = size or t.top_cut
         if size not in TOP_CUT_SIZES:
-            raise ServiceError("The top cut is 2, 4 or 8 players.")
+            raise ServiceError(gettext("The top cut is 2, 4 or 8 players."))
         if t.status != Status.RUNNING:
-            raise ServiceError("The top cut starts after the Swiss rounds.")
+            raise ServiceError(gettext("The top cut starts after the Swiss rounds."))
         last = current_round(t)
         if last is None or missing_results(last):
-            raise ServiceError("Finish the Swiss rounds (every result in) before the top cut.")
+            raise ServiceError(
+                gettext("Finish the Swiss rounds (every result in) before the top cut.")
+            )
         ranked = list(
             Standing.objects.filter(tournament=t, player__dropped_after_round__isnull=True)
             .order_by("position")
             .select_related("player")[:size]
         )
         if len(ranked) < size:
-            raise ServiceError(f"A top {size} needs {size} players still in the event.")
+            raise ServiceError(
+                gettext("A top %(size)s needs %(size)s players still in the event.")
+                % {"size": size}
+            )
         bracket = seed_top_cut([s.player.external_id for s in ranked], size)
         by_ext = {s.player.external_id: s.player for s in ranked}
         round_ = create_round(
@@ -97,9 +103,9 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
     bracket = played_bracket(t)
     previous = bracket[-1]
     if any(m.winner is None for m in previous):
-        raise ServiceError("Every playoff match needs a winner first.")
+        raise ServiceError(gettext("Every playoff match needs a winner first."))
     if len(previous) == 1:
-        raise ServiceError("The final is decided: finish the tournament.")
+        raise ServiceError(gettext("The final is decided: finish the tournament."))
     players = {
         p.external_id: p for p in t.players.filter(external_id__in=[m.winner for m in previous])
     }
@@ -107,10 +113,22 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
     for pair in tables:
         if all(p.dropped_after_round is not None for p in pair):
             a, b = (p.name for p in pair)
-            raise ServiceError(
-                f"{a} and {b}, who would meet in the {match_name(len(tables))}, both dropped: "
-                "re-admit one of them to pair the next round."
-            )
+            if len(tables) == 1:
+                text = gettext(
+                    "%(a)s and %(b)s, who would meet in the final, both dropped: re-admit one "
+                    "of them to pair the next round."
+                )
+            elif len(tables) == 2:
+                text = gettext(
+                    "%(a)s and %(b)s, who would meet in the semifinal, both dropped: re-admit "
+                    "one of them to pair the next round."
+                )
+            else:  # a top cut has 8 players at most: the next round is one of those two
+                text = gettext(
+                    "%(a)s and %(b)s, who would meet in the %(match)s, both dropped: re-admit "
+                    "one of them to pair the next round."
+                )
+            raise ServiceError(text % {"a": a, "b": b, "match": match_name(len(tables))})
     return create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
 
 

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
+
 from tournaments import rules
 from tournaments.models import (
     AuditAction,
@@ -21,7 +23,9 @@ from tournaments.models import (
 )
 from tournaments.services.writing import ServiceError, Write, writing
 
-UNDONE = "That match is no longer in the event: its round was undone. Reload the pairings."
+UNDONE = gettext_noop(
+    "That match is no longer in the event: its round was undone. Reload the pairings."
+)
 
 
 class MatchNotFound(ServiceError):
@@ -43,7 +47,7 @@ def _tournament_of(match: Match | int, tournament: Tournament | None) -> Tournam
     try:
         return match.round.tournament_id
     except Round.DoesNotExist:
-        raise MatchNotFound(UNDONE) from None
+        raise MatchNotFound(gettext(UNDONE)) from None
 
 
 def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]:
@@ -56,7 +60,7 @@ def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]
         .order_by("position")
     )
     if not seats:
-        raise MatchNotFound(UNDONE)
+        raise MatchNotFound(gettext(UNDONE))
     found = seats[0].match
     for seat in seats:
         seat.match = found
@@ -141,9 +145,9 @@ def enter_result(
     its own block). `match` and `seats` come from `_seated_match` under that block's
     lock. Returns whether anything changed (the same result again writes nothing)."""
     if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
-        raise ServiceError("Byes and losses without an opponent have no result to enter.")
+        raise ServiceError(gettext("Byes and losses without an opponent have no result to enter."))
     if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
-        raise ServiceError("A playoff match needs a winner.")
+        raise ServiceError(gettext("A playoff match needs a winner."))
     if wins is not None and validate and not double_loss:
         check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
     before = _result_state(match, seats)
@@ -159,8 +163,10 @@ def enter_result(
         later = w.tournament.rounds.filter(playoff=True, number__gt=match.round.number)
         if later.exists():
             raise ServiceError(
-                "A later playoff round depends on this result: undo that round's "
-                "pairing first (it must have no results yet)."
+                gettext(
+                    "A later playoff round depends on this result: undo that round's "
+                    "pairing first (it must have no results yet)."
+                )
             )
     Seat.objects.bulk_update(seats, ["games_won"])
     match.save(update_fields=["reported", "draws", "kind"])
@@ -191,19 +197,24 @@ def record_game(
     with writing(_tournament_of(match, None), by=by) as w:
         match, seats = _seated_match(match, w.tournament)
         if match.kind != MatchKind.GAME:
-            raise ServiceError("Only a league table takes places and scores.")
+            raise ServiceError(gettext("Only a league table takes places and scores."))
         before = _game_state(seats, match.reported)
         for seat in seats:
             seat.absent = seat.player_id in set(absent)
         present = [s for s in seats if not s.absent]
         if places is not None:
             if scores is None or len(places) != len(present) or len(scores) != len(present):
-                raise ServiceError("Give a place and a score for every player at the table.")
+                raise ServiceError(
+                    gettext("Give a place and a score for every player at the table.")
+                )
             if len(present) < 3:
-                raise ServiceError("A game needs at least 3 players who played.")
+                raise ServiceError(gettext("A game needs at least 3 players who played."))
             for p in places:
                 if not 1 <= p <= len(present) or p != 1 + sum(1 for q in places if q < p):
-                    raise ServiceError(f"Place {p} does not fit a table of {len(present)}.")
+                    raise ServiceError(
+                        gettext("Place %(place)s does not fit a table of %(size)s.")
+                        % {"place": p, "size": len(present)}
+                    )
         for k, seat in enumerate(present):
             seat.place = places[k] if places is not None else None
             seat.score = Decimal(str(scores[k])) if scores is not None else None

@@ -9,11 +9,11 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import connection
-from django.utils.text import capfirst
+from django.utils.translation import gettext, gettext_noop
 
 from scoring.models import Standing
 from scoring.services import PairingHistory, pairing_history, points_stored
-from tournaments.domain import current_round, is_plural, missing_results, round_phrase
+from tournaments.domain import current_round, missing_results, round_label
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -59,12 +59,59 @@ def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
     return info
 
 
-def _named(round_: Round, has: str) -> str:
-    """A refusal's first words: "Round 4 still has", or in the top cut "The Semifinals
-    still have" (`has`: "still has", "already has")."""
-    what = round_phrase(round_)
-    verb = has.removesuffix("has") + "have" if is_plural(what) else has
-    return f"{capfirst(what)} {verb}"
+# A sentence about one round, whole in each language: a Swiss round by its number, a top
+# cut's round by its name, with which its words agree ("The Final is paired", "The
+# Semifinals are paired"). (the Swiss round's sentence, {playoff name: its sentence});
+# a round with another name (none: a top cut has 8 players at most) takes the first.
+RoundSentence = tuple[str, dict[str, str]]
+
+STILL_MISSING: RoundSentence = (
+    gettext_noop("Round %(number)s still has %(count)s result(s) missing: enter them first."),
+    {
+        "Quarterfinals": gettext_noop(
+            "The Quarterfinals still have %(count)s result(s) missing: enter them first."
+        ),
+        "Semifinals": gettext_noop(
+            "The Semifinals still have %(count)s result(s) missing: enter them first."
+        ),
+        "Final": gettext_noop("The Final still has %(count)s result(s) missing: enter them first."),
+    },
+)
+MISSING_BEFORE_CUT: RoundSentence = (
+    gettext_noop("Round %(number)s still has %(count)s result(s) missing."),
+    {
+        "Quarterfinals": gettext_noop("The Quarterfinals still have %(count)s result(s) missing."),
+        "Semifinals": gettext_noop("The Semifinals still have %(count)s result(s) missing."),
+        "Final": gettext_noop("The Final still has %(count)s result(s) missing."),
+    },
+)
+HAS_RESULTS: RoundSentence = (
+    gettext_noop("Round %(number)s already has results: clear them before undoing the pairing."),
+    {
+        "Quarterfinals": gettext_noop(
+            "The Quarterfinals already have results: clear them before undoing the pairing."
+        ),
+        "Semifinals": gettext_noop(
+            "The Semifinals already have results: clear them before undoing the pairing."
+        ),
+        "Final": gettext_noop(
+            "The Final already has results: clear them before undoing the pairing."
+        ),
+    },
+)
+
+
+def say_round(name: str, number: int, sentence: RoundSentence, **values: Any) -> str:
+    """`sentence` about the round `number` named `name` ("" or "Round 4" for a Swiss
+    round, "Final"), in the active language, its placeholders filled in."""
+    swiss, named = sentence
+    return gettext(named.get(name, swiss)) % {"number": number, **values}
+
+
+def say_about(round_: Round, sentence: RoundSentence, **values: Any) -> str:
+    """`say_round` for a round row (a top cut's round is named by its matches: a query)."""
+    name = round_label(round_) if round_.playoff else ""
+    return say_round(name, round_.number, sentence, **values)
 
 
 def pair_next_round(
@@ -79,13 +126,11 @@ def pair_next_round(
         t = w.tournament
         last = current_round(t)
         if last is not None and (missing := missing_results(last)):
-            raise ServiceError(
-                f"{_named(last, 'still has')} {missing} result(s) missing: enter them first."
-            )
+            raise ServiceError(say_about(last, STILL_MISSING, count=missing))
         if t.status == Status.FINISHED:
-            raise ServiceError("The tournament is finished.")
+            raise ServiceError(gettext("The tournament is finished."))
         if agreed_byes and t.system != System.LEAGUE:
-            raise ServiceError("Agreed byes are for league rounds only.")
+            raise ServiceError(gettext("Agreed byes are for league rounds only."))
         if t.check_in and last is None:
             _refuse_without_check_ins(t)
         matches: list[int] | None = None  # the new round's, when only they changed
@@ -131,9 +176,12 @@ def _refuse_without_check_ins(t: Tournament) -> None:
             entry=Entry.ACCEPTED, dropped_after_round__isnull=True, checked_in_at__isnull=True
         ).count()
         raise ServiceError(
-            f"Only {checked_in} player(s) checked in: round 1 pairs checked-in players only "
-            f"and needs at least two ({waiting} not checked in yet). Check players in on the "
-            "Registration screen, or turn check-in off."
+            gettext(
+                "Only %(checked_in)s player(s) checked in: round 1 pairs checked-in players "
+                "only and needs at least two (%(waiting)s not checked in yet). Check players "
+                "in on the Registration screen, or turn check-in off."
+            )
+            % {"checked_in": checked_in, "waiting": waiting}
         )
 
 
@@ -173,7 +221,7 @@ def _pair_swiss(
 ) -> tuple[Round, list[int], list[tuple[str, str, str]]]:
     players = active_ids(t)
     if len(players) < 2:
-        raise ServiceError("At least two active players are needed to pair a round.")
+        raise ServiceError(gettext("At least two active players are needed to pair a round."))
     number = (last.number if last else 0) + 1
     pk_of = {e: pk for pk, e in players}
     history = _swiss_history(t)
@@ -284,10 +332,10 @@ def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) 
     wanted = set(agreed_byes)
     resting = [p for p in players if p.pk in wanted]
     if len(resting) != len(wanted):
-        raise ServiceError("An agreed bye must go to an active player of this event.")
+        raise ServiceError(gettext("An agreed bye must go to an active player of this event."))
     players = [p for p in players if p.pk not in wanted]
     if len(players) < 3:
-        raise ServiceError("A league table needs at least three active players.")
+        raise ServiceError(gettext("A league table needs at least three active players."))
     number = (last.number if last else 0) + 1
     by_ext = {p.external_id: p for p in players}
     opponents, _byes = _met(t)
@@ -307,10 +355,10 @@ def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) 
 def _pair_pod(t: Tournament) -> Round:
     """A pod is paired all at once: the whole round-robin schedule (circle method)."""
     if t.rounds.exists():
-        raise ServiceError("The pod's round robin is already paired: enter the results.")
+        raise ServiceError(gettext("The pod's round robin is already paired: enter the results."))
     players = active_players(t)
     if len(players) < 3:
-        raise ServiceError("A pod needs at least three players.")
+        raise ServiceError(gettext("A pod needs at least three players."))
     by_ext = {p.external_id: p for p in players}
     schedule = round_robin_schedule([p.external_id for p in players], round_rng(t, 1))
     first = None
@@ -333,13 +381,11 @@ def undo_round(*, tournament: Tournament, by: Any = None) -> int:
         t = w.tournament
         last = current_round(t)
         if last is None:
-            raise ServiceError("There is no round to undo.")
+            raise ServiceError(gettext("There is no round to undo."))
         if last.matches.filter(
             kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
         ).exists():
-            raise ServiceError(
-                f"{_named(last, 'already has')} results: clear them before undoing the pairing."
-            )
+            raise ServiceError(say_about(last, HAS_RESULTS))
         number = last.number
         if t.system == System.POD:
             # The schedule was made at once; undo removes every round still without results.
@@ -373,14 +419,16 @@ def cut_to_next_phase(
 ) -> list[Player]:
     """Day-2 cut: only players with at least `min_points` (or the top N) play the next phase."""
     if (min_points is None) == (top is None):
-        raise ServiceError("Cut by a match-point threshold or by a number of players, not both.")
+        raise ServiceError(
+            gettext("Cut by a match-point threshold or by a number of players, not both.")
+        )
     with writing(tournament, by=by) as w:
         t = w.tournament
         last = current_round(t)
         if last is None:
-            raise ServiceError("Play at least one round before a cut.")
+            raise ServiceError(gettext("Play at least one round before a cut."))
         if missing := missing_results(last):
-            raise ServiceError(f"{_named(last, 'still has')} {missing} result(s) missing.")
+            raise ServiceError(say_about(last, MISSING_BEFORE_CUT, count=missing))
         standings = Standing.objects.filter(
             tournament=t,
             player__dropped_after_round__isnull=True,
@@ -388,14 +436,14 @@ def cut_to_next_phase(
         ).order_by("position")
         if top is not None:
             if top < 2:
-                raise ServiceError("At least two players must make the cut.")
+                raise ServiceError(gettext("At least two players must make the cut."))
             advancing = [s.player for s in standings.select_related("player")[:top]]
         else:
             advancing = [
                 s.player for s in standings.select_related("player") if s.points >= min_points
             ]
         if len(advancing) < 2:
-            raise ServiceError("Fewer than two players would make that cut.")
+            raise ServiceError(gettext("Fewer than two players would make that cut."))
         t.phase += 1
         t.save(update_fields=["phase"])
         Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)

@@ -28,13 +28,14 @@ from typing import Any
 from django.conf import settings
 from django.db import OperationalError, transaction
 from django.db.models import F
+from django.utils.translation import gettext, gettext_noop
 
 from scoring import outlooks
 from scoring.services import OTHER, recompute, record_change
 from tournaments.locking import lock_tournament
 from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
-BUSY = "Another change to this event is still being saved: try again in a moment."
+BUSY = gettext_noop("Another change to this event is still being saved: try again in a moment.")
 
 
 class ServiceError(ValueError):
@@ -129,11 +130,12 @@ def lock(tournament: Tournament | int, *, reports_pass: bool = False) -> Tournam
     pk = tournament.pk if isinstance(tournament, Tournament) else tournament
     locked = lock_tournament(pk, no_key=reports_pass)
     if locked is None:
-        raise ServiceError("That event no longer exists.")
+        raise ServiceError(gettext("That event no longer exists."))
     return locked
 
 
-FINISHED = "The tournament is finished: its owner can reopen it to change anything."
+# English, as the messages below: translated where they are raised (gettext(FINISHED)).
+FINISHED = gettext_noop("The tournament is finished: its owner can reopen it to change anything.")
 
 
 @contextmanager
@@ -155,13 +157,13 @@ def writing(
             locked = lock(tournament, reports_pass=True) if reports_pass else lock(tournament)
             w = Write(locked, by)
             if w.tournament.status == "finished" and not when_finished:
-                raise ServiceError(FINISHED)
+                raise ServiceError(gettext(FINISHED))
             yield w
             if w.dirty:
                 _commit(w)
     except OperationalError as exc:
         if is_busy(exc):
-            raise ServiceError(BUSY) from exc
+            raise ServiceError(gettext(BUSY)) from exc
         raise
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import services
@@ -63,12 +64,12 @@ def _decide(
 @require_POST
 @manager_required
 def reseed(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    done = "The top cut is re-seeded from the current standings."
+    done = gettext("The top cut is re-seeded from the current standings.")
     return _decide(request, tournament, services.reseed_top_cut, done)
 
 
 @require_POST
 @manager_required
 def keep(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    done = "The top cut stays as seeded; the public bracket says so."
+    done = gettext("The top cut stays as seeded; the public bracket says so.")
     return _decide(request, tournament, services.keep_top_cut, done)

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -42,7 +43,7 @@ class ClockForm(forms.Form):
 
 
 class RestoreForm(forms.Form):
-    document = forms.FileField(label="Backup file (.json)")
+    document = forms.FileField(label=gettext_lazy("Backup file (.json)"))
 
 
 @require_POST
@@ -52,9 +53,9 @@ def clock(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     round_ = current_round(tournament)
     error = None
     if round_ is None:
-        error = "Pair a round before starting its clock."
+        error = gettext("Pair a round before starting its clock.")
     elif not form.is_valid():
-        error = "Choose start, pause, resume or add, with whole minutes."
+        error = gettext("Choose start, pause, resume or add, with whole minutes.")
     else:
         action, minutes = form.cleaned_data["action"], form.cleaned_data["minutes"]
         try:
@@ -87,14 +88,14 @@ def plan(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
     form = PlanForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Planned rounds: a whole number from 1 to 30, or empty.")
+        messages.error(request, gettext("Planned rounds: a whole number from 1 to 30, or empty."))
     else:
         try:
             services.update_plan(tournament=tournament, by=request.user, **form.cleaned_data)
         except ServiceError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, "The plan is saved.")
+            messages.success(request, gettext("The plan is saved."))
     if request.htmx:
         return HttpResponseClientRedirect(reverse("manage_event", args=[tournament.slug]))
     return redirect("manage_event", slug=tournament.slug)
@@ -110,7 +111,7 @@ def share(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 def _owner_or_superuser(request: HttpRequest, t: Tournament) -> None:
     if not (request.user.is_superuser or t.owner_id == request.user.pk):
-        raise PermissionDenied("Only the tournament's owner manages its staff.")
+        raise PermissionDenied(gettext("Only the tournament's owner manages its staff."))
 
 
 @manager_required
@@ -125,12 +126,14 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             if "remove" in request.POST:
                 user_id = ascii_int(request.POST["remove"])
                 if user_id is None:
-                    raise ServiceError("Pick the staff member to remove from the list.")
+                    raise ServiceError(gettext("Pick the staff member to remove from the list."))
                 services.remove_staff(tournament=tournament, user_id=user_id, by=request.user)
             elif "member" in request.POST:
                 user_id = ascii_int(request.POST["member"])
                 if user_id is None:
-                    raise ServiceError("Pick the staff member whose role changes from the list.")
+                    raise ServiceError(
+                        gettext("Pick the staff member whose role changes from the list.")
+                    )
                 services.set_staff_role(
                     tournament=tournament,
                     user_id=user_id,
@@ -145,7 +148,7 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                     by=request.user,
                 )
             else:
-                raise ServiceError("Give the username of the person to add.")
+                raise ServiceError(gettext("Give the username of the person to add."))
         except (ServiceError, ValueError) as exc:
             error, status = str(exc), 422
         if error is None and not request.htmx:
@@ -170,7 +173,7 @@ class AuditFilterForm(forms.Form):
     player = forms.CharField(
         required=False,
         max_length=200,
-        error_messages={"max_length": "A player's name has at most 200 characters."},
+        error_messages={"max_length": gettext_lazy("A player's name has at most 200 characters.")},
     )
     page = forms.CharField(required=False)
 
@@ -180,14 +183,16 @@ class AuditFilterForm(forms.Form):
             return None
         number = ascii_int(text)
         if number is None or number < 1:
-            raise forms.ValidationError(message.format(text=text[:20]))
+            raise forms.ValidationError(message % {"text": text[:20]})
         return number
 
     def clean_round(self) -> int | None:
-        return self._number("round", "“{text}” is not a round number: pick a round from the list.")
+        return self._number(
+            "round", gettext("“%(text)s” is not a round number: pick a round from the list.")
+        )
 
     def clean_page(self) -> int | None:
-        return self._number("page", "“{text}” is not a page number: use 1, 2, 3...")
+        return self._number("page", gettext("“%(text)s” is not a page number: use 1, 2, 3..."))
 
 
 @require_GET
@@ -232,11 +237,14 @@ def restore(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = RestoreForm(request.POST, request.FILES)
         if not form.is_valid():
-            problems = ["document: choose a backup file to upload"]
+            problems = [gettext("document: choose a backup file to upload")]
         else:
             upload = form.cleaned_data["document"]
             if upload.size > MAX_UPLOAD_BYTES:
-                problems = [f"document: larger than {MAX_UPLOAD_BYTES // 1024 // 1024} MB"]
+                problems = [
+                    gettext("document: larger than %(size)s MB")
+                    % {"size": MAX_UPLOAD_BYTES // 1024 // 1024}
+                ]
             else:
                 try:
                     done = restore_document(parse_document(upload.read()), owner=request.user)
@@ -244,7 +252,11 @@ def restore(request: HttpRequest) -> HttpResponse:
                     problems = exc.problems
                 else:
                     t = done.tournament
-                    messages.success(request, f"Restored {t.name} ({t.players.count()} players).")
+                    messages.success(
+                        request,
+                        gettext("Restored %(name)s (%(count)s players).")
+                        % {"name": t.name, "count": t.players.count()},
+                    )
                     # What the backup held that this installation could not take (staff
                     # without an account here ...): said once, on the restored event.
                     for note in done.notes:

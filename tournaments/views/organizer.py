@@ -17,12 +17,12 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.text import capfirst
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from tournaments import live, services
-from tournaments.domain import current_round, is_plural, round_label, round_phrase
+from tournaments.domain import current_round, round_label
 from tournaments.forms import (
     CutForm,
     GameForm,
@@ -40,15 +40,33 @@ from tournaments.permissions import judge_required, manager_required
 from tournaments.rules import QUICK_RESULTS, result_text
 from tournaments.services import ServiceError
 from tournaments.services.results import MatchNotFound
+from tournaments.services.rounds import RoundSentence, say_about, say_round
 
 T = "tournaments/manage/"
+
+PAIRED: RoundSentence = (
+    gettext_noop("Round %(number)s is paired."),
+    {
+        "Quarterfinals": gettext_noop("The Quarterfinals are paired."),
+        "Semifinals": gettext_noop("The Semifinals are paired."),
+        "Final": gettext_noop("The Final is paired."),
+    },
+)
+UNDONE: RoundSentence = (
+    gettext_noop("The pairing of round %(number)s is undone."),
+    {
+        "Quarterfinals": gettext_noop("The pairing of the Quarterfinals is undone."),
+        "Semifinals": gettext_noop("The pairing of the Semifinals is undone."),
+        "Final": gettext_noop("The pairing of the Final is undone."),
+    },
+)
 
 
 def first_error(form: Form) -> str:
     for errors in form.errors.values():
         for error in errors:
             return str(error)
-    return "Check the form."
+    return gettext("Check the form.")
 
 
 # --- The board -------------------------------------------------------------------------------
@@ -248,7 +266,10 @@ def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         return quick_response(request, tournament, number, value=value, error=str(exc))
     match = round_pages.match_at_table(round_, entry.table)
     if match is None:
-        error = f"Round {number} has no table {entry.table}."
+        error = gettext("Round %(number)s has no table %(table)s.") % {
+            "number": number,
+            "table": entry.table,
+        }
         return quick_response(request, tournament, number, value=value, error=error)
     wins = entry.wins
     draws = entry.draws
@@ -267,20 +288,29 @@ def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             by=request.user,
         )
     except ServiceError as exc:
-        return quick_response(
-            request, tournament, number, value=value, error=f"Table {entry.table}: {exc}"
-        )
+        error = gettext("Table %(table)s: %(error)s") % {"table": entry.table, "error": exc}
+        return quick_response(request, tournament, number, value=value, error=error)
     seats = match.seat_list  # type: ignore[attr-defined]
     names = [s.player.name for s in seats]
     if wins is None:
-        saved = f"Table {entry.table}: result cleared."
+        saved = gettext("Table %(table)s: result cleared.") % {"table": entry.table}
     elif entry.double_loss:
-        saved = f"Table {entry.table}: double loss for {' and '.join(names)}."
+        saved = gettext("Table %(table)s: double loss for %(a)s and %(b)s.") % {
+            "table": entry.table,
+            "a": names[0],
+            "b": names[-1],
+        }
     else:
         score = result_text(match, seats)
         saved = (
-            f"Table {entry.table}: {names[0]} {score} {names[1] if len(names) > 1 else ''}".strip()
-        )
+            gettext("Table %(table)s: %(a)s %(score)s %(b)s")
+            % {
+                "table": entry.table,
+                "a": names[0],
+                "score": score,
+                "b": names[1] if len(names) > 1 else "",
+            }
+        ).strip()
     return quick_response(request, tournament, number, value="", match=match, saved=saved)
 
 
@@ -292,7 +322,11 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
     table = ascii_int(request.GET.get("table", "").strip())
     match = round_pages.match_at_table(round_, table) if table else None
     if match is None:
-        error = f"Round {number} has no table {table}." if table else "Type a table number."
+        error = (
+            gettext("Round %(number)s has no table %(table)s.") % {"number": number, "table": table}
+            if table
+            else gettext("Type a table number.")
+        )
         if request.htmx:
             ctx = {"jump_error": error, "jump_value": request.GET.get("table", "")[:20]}
             return render(
@@ -317,7 +351,11 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
 def match_context(tournament: Tournament, pk: int, **extra: Any) -> dict[str, Any]:
     match = pages.match_row(tournament, pk)
     # "round 4", or in the top cut the round's name: "Final".
-    where = round_label(match.round) if match.round.playoff else f"round {match.round.number}"
+    where = (
+        gettext(round_label(match.round))
+        if match.round.playoff
+        else gettext("round %(number)s") % {"number": match.round.number}
+    )
     return {"tournament": tournament, "match": match, "m": match, "where": where, **extra}
 
 
@@ -437,8 +475,12 @@ def add_player(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )  # fmt: skip
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
-    late = " (late entry, starts at 0 points)" if tournament.rounds.exists() else ""
-    return players_response(request, tournament, notice=f"Added {form.cleaned_data['name']}{late}.")
+    name = form.cleaned_data["name"]
+    if tournament.rounds.exists():
+        notice = gettext("Added %(name)s (late entry, starts at 0 points).") % {"name": name}
+    else:
+        notice = gettext("Added %(name)s.") % {"name": name}
+    return players_response(request, tournament, notice=notice)
 
 
 @manager_required
@@ -463,7 +505,10 @@ def paste_players(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )  # fmt: skip
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422, paste_form=form)
-    return players_response(request, tournament, notice=f"Added {len(added)} players.")
+    notice = ngettext("Added %(count)s players.", "Added %(count)s players.", len(added)) % {
+        "count": len(added)
+    }
+    return players_response(request, tournament, notice=notice)
 
 
 def player_of(tournament: Tournament, pk: int) -> Player:
@@ -477,7 +522,9 @@ def remove_player(request: HttpRequest, tournament: Tournament, pk: int) -> Http
         name = services.remove_player(player=player_of(tournament, pk), by=request.user)
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
-    return players_response(request, tournament, notice=f"Removed {name}.")
+    return players_response(
+        request, tournament, notice=gettext("Removed %(name)s.") % {"name": name}
+    )
 
 
 @manager_required
@@ -491,7 +538,9 @@ def rename_player(request: HttpRequest, tournament: Tournament, pk: int) -> Http
         services.rename_player(player=player, name=form.cleaned_data["name"], by=request.user)
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
-    return players_response(request, tournament, notice=f"Renamed to {player.name}.")
+    return players_response(
+        request, tournament, notice=gettext("Renamed to %(name)s.") % {"name": player.name}
+    )
 
 
 def drop_confirmation(request: HttpRequest, tournament: Tournament, player: Player) -> HttpResponse:
@@ -531,14 +580,18 @@ def drop_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRe
         player = services.drop_player(player=player, by=request.user)
     except ServiceError as exc:
         return players_response(request, tournament, error=str(exc), status=422)
-    return players_response(request, tournament, notice=f"{player.name} dropped.")
+    return players_response(
+        request, tournament, notice=gettext("%(name)s dropped.") % {"name": player.name}
+    )
 
 
 @manager_required
 @require_POST
 def readmit_player(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse:
     player = services.readmit_player(player=player_of(tournament, pk), by=request.user)
-    return players_response(request, tournament, notice=f"{player.name} is back in.")
+    return players_response(
+        request, tournament, notice=gettext("%(name)s is back in.") % {"name": player.name}
+    )
 
 
 # --- Rounds: pair, undo, cut, top cut, finish ------------------------------------------------
@@ -560,7 +613,7 @@ def board_action(
 def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     byes = [ascii_int(pk) for pk in request.POST.getlist("agreed_bye")]
     if None in byes:
-        return board_action(request, tournament, error="Pick agreed byes from the list.")
+        return board_action(request, tournament, error=gettext("Pick agreed byes from the list."))
     try:
         round_ = services.pair_next_round(
             tournament=tournament,
@@ -569,9 +622,8 @@ def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    what = round_phrase(round_)  # "round 4", or in the top cut "the Semifinals"
-    verb = "are" if is_plural(what) else "is"
-    return board_action(request, tournament, notice=f"{capfirst(what)} {verb} paired.")
+    # "Round 4 is paired.", or in the top cut "The Semifinals are paired."
+    return board_action(request, tournament, notice=say_about(round_, PAIRED))
 
 
 @manager_required
@@ -579,14 +631,14 @@ def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def undo(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     # Named before it goes: the service deletes the round ("the Final", "round 6").
     paired = current_round(tournament)
-    what = round_phrase(paired) if paired is not None else ""
+    name = round_label(paired) if paired is not None and paired.playoff else ""
     try:
         number = services.undo_round(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     if paired is None or paired.number != number:  # another undo came in between
-        what = f"round {number}"
-    return board_action(request, tournament, notice=f"The pairing of {what} is undone.")
+        name = ""
+    return board_action(request, tournament, notice=say_round(name, number, UNDONE))
 
 
 @manager_required
@@ -606,9 +658,12 @@ def cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    return board_action(
-        request, tournament, notice=f"{len(advancing)} players made the cut to the next phase."
-    )
+    notice = ngettext(
+        "%(count)s players made the cut to the next phase.",
+        "%(count)s players made the cut to the next phase.",
+        len(advancing),
+    ) % {"count": len(advancing)}
+    return board_action(request, tournament, notice=notice)
 
 
 @manager_required
@@ -623,9 +678,8 @@ def top_cut(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    return board_action(
-        request, tournament, notice=f"The top {form.cleaned_data['size']} is paired."
-    )
+    notice = gettext("The top %(size)s is paired.") % {"size": form.cleaned_data["size"]}
+    return board_action(request, tournament, notice=notice)
 
 
 @manager_required
@@ -639,7 +693,7 @@ def finish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         services.finish(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    return board_action(request, tournament, notice="The tournament is finished.")
+    return board_action(request, tournament, notice=gettext("The tournament is finished."))
 
 
 @manager_required
@@ -647,12 +701,12 @@ def finish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def reopen(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Only the owner (or a site admin) takes back "finish"."""
     if not (request.user.is_superuser or tournament.owner_id == request.user.pk):
-        raise PermissionDenied("Only the tournament's owner can reopen it.")
+        raise PermissionDenied(gettext("Only the tournament's owner can reopen it."))
     try:
         services.reopen(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
-    return board_action(request, tournament, notice="The tournament is open again.")
+    return board_action(request, tournament, notice=gettext("The tournament is open again."))
 
 
 # --- Results --------------------------------------------------------------------------------------
