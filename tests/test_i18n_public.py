@@ -129,3 +129,15 @@ def test_the_api_and_the_exports_stay_english(event: Any, client: Client) -> Non
     assert client.get(f"/t/{event.slug}/standings.csv", **FR).content == english
     pid = Player.objects.filter(tournament=event).order_by("id").first().external_id
     assert client.get(f"/t/{event.slug}/players/{pid}/", **FR).status_code == 200
+
+
+def test_results_read_from_one_side_in_french(event: Any, client: Client) -> None:
+    """The pairings' and the rounds' result cells: outcomes and "not reported" translated,
+    the machine value (data-result) still the English one."""
+    by_name = client.get(f"/t/{event.slug}/pairings/?by=name", **FR).content.decode()
+    assert '<td class="res">victoire 2-0</td>' in by_name
+    waiting = Player.objects.get(tournament=event, name="Dev Rao").external_id
+    page = client.get(f"/t/{event.slug}/players/{waiting}/", **FR).content.decode()
+    assert 'data-result="not reported"><span class="outcome not">pas encore saisi</span>' in page
+    english = client.get(f"/t/{event.slug}/players/{waiting}/").content.decode()
+    assert '<span class="outcome not">not reported</span>' in english

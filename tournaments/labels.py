@@ -14,7 +14,7 @@ import re
 
 from django.utils.translation import get_language, gettext_noop, pgettext, pgettext_lazy
 
-from tournaments.rules import ordinal
+from tournaments.rules import NOT_REPORTED, ordinal
 
 SYSTEMS = (
     gettext_noop("Magic Tournament Rules"),
@@ -68,17 +68,58 @@ OUTCOMES = (
     pgettext_lazy("a match's outcome", "loss"),
     pgettext_lazy("a match's outcome", "draw"),
     pgettext_lazy("a match's outcome", "bye"),
+    # A board-game league table's (rules.result_from_side: "place 2 of 4", "absent").
+    pgettext_lazy("a match's outcome", "place"),
+    pgettext_lazy("a match's outcome", "absent"),
 )
 
 # The outcomes above, by the English word the rules and the engine use: `outcome_text`.
-_OUTCOMES = {"win", "loss", "draw", "bye"}
+_OUTCOMES = {"win", "loss", "draw", "bye", "place", "absent"}
+_PLACE_OF = re.compile(r"^(\d+) of (\d+)$")
 _FINISH = re.compile(r"^(\d+)(?:st|nd|rd|th)(?:-(\d+)(?:st|nd|rd|th))?$")
 
 
 def outcome_text(word: str) -> str:
-    """A match's outcome ("win", "loss", "draw", "bye") in the active language; any other
-    word (a place, "not") as it is."""
+    """A match's outcome ("win", "loss", "draw", "bye", "place", "absent") in the active
+    language; any other word as it is."""
     return pgettext("a match's outcome", word) if word in _OUTCOMES else word
+
+
+def detail_text(word: str, rest: str) -> str:
+    """What follows the outcome word of a result read from one side (rules.
+    result_from_side), in the active language: a score stays as it is ("2-1"), "(double
+    loss)" and a league place's "2 of 4" are translated."""
+    if rest == "(double loss)":
+        return pgettext("after a loss", "(double loss)")
+    found = _PLACE_OF.match(rest)
+    if word == "place" and found is not None:
+        place, size = found.groups()
+        return pgettext("a place at a table", "%(place)s of %(size)s") % {
+            "place": place,
+            "size": size,
+        }
+    return rest
+
+
+def side_result_text(result: str) -> str:
+    """A whole result read from one side ("win 2-1", "not reported", "place 2 of 4") in
+    the active language: the public pairings' cells (the exports keep the English)."""
+    if result == NOT_REPORTED:
+        return pgettext("a match's result", "not reported")
+    word, _space, rest = result.partition(" ")
+    shown = outcome_text(word)
+    return f"{shown} {detail_text(word, rest)}" if rest else shown
+
+
+def result_cell_text(result: str) -> str:
+    """A match's result as every screen shows it (rules.result_text: "Bye", "Loss",
+    "Double loss", or a score or places left as they are) in the active language."""
+    words = {
+        "Bye": pgettext("a match's result", "Bye"),
+        "Loss": pgettext("a match's result", "Loss"),
+        "Double loss": pgettext("a match's result", "Double loss"),
+    }
+    return words.get(result, result)
 
 
 def ordinal_text(n: int) -> str:

@@ -28,7 +28,14 @@ from scoring.models import Standing, StandingsState
 from scoring.seats import HoodSeat, Neighbourhood
 from scoring.services import edge, explanation, points_stored
 from tournaments.domain import after_round_text, playoff_names
-from tournaments.labels import finish_text, ordinal_text, outcome_text
+from tournaments.labels import (
+    detail_text,
+    finish_text,
+    ordinal_text,
+    outcome_text,
+    result_cell_text,
+    side_result_text,
+)
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, finishes, named_rounds, placings
 from tournaments.pages.common import (
@@ -306,13 +313,18 @@ def history_rows_html(history: list[dict[str, Any]]) -> str:
         opponents = ", ".join(
             f'<a href="{escape(o["url"])}">{escape(o["player"].name)}</a>' for o in h["opponents"]
         ) or (bye if h["match"].kind == MatchKind.BYE else no_opponent)
-        detail = f" {escape(h['detail'])}" if h["detail"] else ""
         outcome = escape(h["outcome"])
+        if h["result"] == NOT_REPORTED:  # one phrase, not two words, in other languages
+            shown, detail = escape(side_result_text(NOT_REPORTED)), ""
+        else:
+            shown = escape(outcome_text(h["outcome"]))
+            rest = detail_text(h["outcome"], h["detail"])
+            detail = f" {escape(rest)}" if rest else ""
         out.append(
             f'<tr data-round="{number}">\n    <td class="num">{number}{top}</td>\n'
             f'    <td class="num">{table}</td>\n    <td>{opponents}</td>\n'
             f'    <td class="res" data-result="{escape(h["result"])}"><span class="outcome'
-            f' {outcome}">{escape(outcome_text(h["outcome"]))}</span>{detail}</td>\n  </tr>'
+            f' {outcome}">{shown}</span>{detail}</td>\n  </tr>'
         )
     return "".join(out)
 
@@ -451,7 +463,7 @@ def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
         out.append(
             f'<tr data-name="{search}"><td class="num">{match.table or ""}'
             f"{extension_html(entry.get('extension', 0))}</td>"
-            f'<td>{players}</td><td class="res">{escape(entry["result"])}</td></tr>'
+            f'<td>{players}</td><td class="res">{escape(result_cell_text(entry["result"]))}</td></tr>'
         )
     return "\n".join(out)
 
@@ -478,7 +490,7 @@ def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str)
             f'<th scope="row" title="{escape(r["name"])}">'
             f"{_player_link(player_url, r['id'], r['name'])}</th>"
             f'<td class="num">{table}{extension_html(r.get("extension", 0))}</td><td{said}>{opponent}</td>'
-            f'<td class="res">{escape(r["result"])}</td></tr>'
+            f'<td class="res">{escape(side_result_text(r["result"]) if r["result"] else "")}</td></tr>'
         )
     return "\n".join(out)
 
@@ -492,6 +504,10 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
     rows = pairing_rows(tables)
     found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
     named = params.get("by") == "name" or bool(query)
+    one = found[0] if len(found) == 1 else None
+    if one is not None and one["result"]:
+        # Its result in the reader's language (pairing_rows keeps the English: exports).
+        one = {**one, "result": side_result_text(one["result"])}
     return {
         "round": round_,
         "round_label": round_label(round_),
@@ -500,7 +516,8 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
         ),
         "by_name": named,
         "query": query,
-        "found": found[0] if len(found) == 1 else None,
+        # Its result in the reader's language (pairing_rows keeps the English: exports).
+        "found": one,
         "found_count": len(found),
         "clock": clock_state(round_),
         "poll": POLL_SECONDS,
@@ -670,7 +687,7 @@ def player_card(
         "reported": reported,
         "result": mine["result"] if reported else "",
         "outcome": mine["outcome"] if reported else "",
-        "detail": mine["detail"] if reported else "",
+        "detail": detail_text(mine["outcome"], mine["detail"]) if reported else "",
     }
 
 
