@@ -56,6 +56,9 @@ from django.db.models import F, JSONField
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import get_format, number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from scoring.engine.mtr import SWISS_SYSTEMS
 from scoring.engine.outlook import (
@@ -69,6 +72,7 @@ from scoring.engine.outlook import (
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
 from scoring.services import FIGURES, event_record, record_change
+from tournaments.labels import outcome_text
 from tournaments.locking import lock_tournament
 from tournaments.models import Match, Player, Round, Status, Tournament
 
@@ -432,6 +436,11 @@ def _estimate(chance: Any) -> ChanceEstimate | None:
     return None
 
 
+def _count(n: int) -> str:
+    """A count of simulations as the active language groups its digits ("2,000", "2 000")."""
+    return number_format(n, force_grouping=True)
+
+
 def chance_text(chance: Any, *, of: int | None = None) -> str:
     """ "93 % (± 1.1 %)", "very likely (199 of 199 simulated finishes)", "in for sure",
     "out for sure"; the figure is for display only. Only a proof says "for sure": a
@@ -439,54 +448,160 @@ def chance_text(chance: Any, *, of: int | None = None) -> str:
     25: "in all 199 simulations" beside "in for sure" read as certain).
     The margin is the figure's own (from its hits and runs, recomputed: rows stored
     before it was in the JSON have none). `of`: all the simulations, when the figure may
-    rest on fewer (a result's runs only): "38 % (± 7.0 %, from 196 of 2,000 simulations)"."""
+    rest on fewer (a result's runs only): "38 % (± 7.0 %, from 196 of 2,000 simulations)".
+    In the active language (the pages' and the organizer's screens; the JSON API keeps
+    the figures themselves)."""
     if chance == "in":
-        return "in for sure"
+        return _("in for sure")
     if chance == "out":
-        return "out for sure"
+        return _("out for sure")
     estimate = _estimate(chance)
     if estimate is None or not estimate.runs:
-        return "no estimate (no simulation had this result)"
+        return _("no estimate (no simulation had this result)")
     if estimate.hits in (0, estimate.runs):
-        likely = "very likely" if estimate.hits else "very unlikely"
-        return f"{likely} ({estimate.hits:,} of {estimate.runs:,} simulated finishes)"
+        counts = {"hits": _count(estimate.hits), "runs": _count(estimate.runs)}
+        if estimate.hits:
+            return _("very likely (%(hits)s of %(runs)s simulated finishes)") % counts
+        return _("very unlikely (%(hits)s of %(runs)s simulated finishes)") % counts
     percent = estimate.probability * 100
     shown = "<1" if percent < 1 else ">99" if percent > 99 else f"{percent:.0f}"
-    fewer = f", from {estimate.runs:,} of {of:,} simulations" if of and estimate.runs < of else ""
-    return f"{shown} % (± {estimate.margin * 100:.1f} %{fewer})"
+    # Rounded as the figure always was (a float's own rounding), written with the active
+    # language's decimal mark ("2,2" in French).
+    margin = f"{estimate.margin * 100:.1f}".replace(".", get_format("DECIMAL_SEPARATOR"))
+    figures = {"chance": shown, "margin": margin}
+    if of and estimate.runs < of:
+        return _("%(chance)s %% (± %(margin)s %%, from %(runs)s of %(all)s simulations)") % {
+            **figures,
+            "runs": _count(estimate.runs),
+            "all": _count(of),
+        }
+    return _("%(chance)s %% (± %(margin)s %%)") % figures
 
 
-def _later(after: int) -> str:
-    if not after:
-        return ""
-    return f", even losing the {'round' if after == 1 else f'{after} rounds'} after"
+def _sentence(answer: Mapping[str, Any], *, cut: int, after: int) -> str:
+    """The card's answer in one sentence: each a message of its own (word order differs
+    from one language to the next)."""
+    certain = answer.get("certain")
+    needs = answer.get("needs")
+    values = {"cut": cut, "count": after}
+    if certain == "in":
+        return _("In the top %(cut)s whatever happens") % values
+    if certain == "out":
+        return _("Out of the top %(cut)s whatever happens") % values
+    if needs == "draw" and after:
+        return (
+            ngettext(
+                "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
+                " the round after",
+                "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
+                " the %(count)s rounds after",
+                after,
+            )
+            % values
+        )
+    if needs == "draw":
+        return _("A draw puts you in the top %(cut)s whatever the other tables do") % values
+    if needs == "win" and after:
+        return (
+            ngettext(
+                "A win puts you in the top %(cut)s whatever the other tables do, even losing"
+                " the round after",
+                "A win puts you in the top %(cut)s whatever the other tables do, even losing"
+                " the %(count)s rounds after",
+                after,
+            )
+            % values
+        )
+    if needs == "win":
+        return _("A win puts you in the top %(cut)s whatever the other tables do") % values
+    if answer.get("result"):
+        return _("Your result is in (%(result)s): the rest decides") % {
+            "result": outcome_text(str(answer["result"]))
+        }
+    return _("No result of this match alone decides the top %(cut)s") % values
+
+
+def _after_result(result: str, text: str, *, first: bool) -> str:
+    """One result's chance in the card's list: "a win: 60 %" first, then "draw: 30 %"."""
+    if first:
+        return {
+            "win": pgettext("the first chance of a list", "a win: %(chance)s"),
+            "draw": pgettext("the first chance of a list", "a draw: %(chance)s"),
+            "loss": pgettext("the first chance of a list", "a loss: %(chance)s"),
+        }[result] % {"chance": text}
+    return {
+        "win": pgettext("a later chance of a list", "win: %(chance)s"),
+        "draw": pgettext("a later chance of a list", "draw: %(chance)s"),
+        "loss": pgettext("a later chance of a list", "loss: %(chance)s"),
+    }[result] % {"chance": text}
+
+
+def chances_line(chances: list[dict[str, str]], *, cut: int, now: str) -> str:
+    """The card's line of chances: "Your chance of the top 8 now: 93 % (± 1.1 %)" when
+    one result is left, else "Chance of the top 8 after a win: ..., draw: ..., loss: ..."."""
+    if len(chances) == 1:
+        return _("Your chance of the top %(cut)s now: %(chance)s") % {"cut": cut, "chance": now}
+    listed = pgettext("between the chances of a list", ", ").join(
+        _after_result(c["result"], c["text"], first=i == 0) for i, c in enumerate(chances)
+    )
+    return _("Chance of the top %(cut)s after %(results)s") % {"cut": cut, "results": listed}
+
+
+# The engine's texts (scoring.engine imports no Django), translated here by their English:
+# the model is stored with each row in English (the JSON API gives it so).
+_MODEL_HEAD = (
+    "Each unfinished match: 45 % first player wins, 45 % second player wins, 10 % draw "
+    "(double losses, drops and corrections are not simulated); game scores drawn from "
+    "this event's own results (decisive and drawn matches separately). A later round is "
+    "paired top-down within point groups in random order, with no rematch check and a bye "
+    "for the last player; standings and tiebreakers are exact in every simulation."
+)
+
+
+def proofs_text() -> str:
+    """What the proofs assume (the engine's PROOFS) in the active language."""
+    return _(
+        "Proven answers (in or out whatever happens, the result a player needs, a draw that "
+        "puts both in) count every result an unfinished match can still get, a double loss "
+        "included, on points alone with tiebreakers at their worst; they assume no further "
+        "drops, no correction of a result already entered, and the top cut and planned rounds "
+        "as they are set now."
+    )
+
+
+def model_text(model: str) -> str:
+    """A row's stored model in the active language when it is the engine's (MODEL, the
+    simulation's words then PROOFS), else as stored (an older engine's words)."""
+    if model == f"{_MODEL_HEAD} {PROOFS}":
+        head = (
+            _(
+                "Each unfinished match: 45 %% first player wins, 45 %% second player wins, 10 %% "
+                "draw (double losses, drops and corrections are not simulated); game scores drawn "
+                "from this event's own results (decisive and drawn matches separately). A later "
+                "round is paired top-down within point groups in random order, with no rematch "
+                "check and a bye for the last player; standings and tiebreakers are exact in every "
+                "simulation."
+            )
+            % {}
+        )  # the mapping turns each "%%" into "%" (the message is python-format)
+        return f"{head} {proofs_text()}"
+    return model
 
 
 def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str, Any]:
-    """A player's answer as the card shows it: a sentence when it is certain, else their
-    chances after each result of their match (or after the result already entered); and
-    what a proven answer assumes (`proof`, the engine's PROOFS)."""
-    top = f"the top {cut}"
+    """A player's answer as the card shows it, in the active language: a sentence when it
+    is certain, else their chances after each result of their match (or after the result
+    already entered); and what a proven answer assumes (`proof`, the engine's PROOFS)."""
     certain = answer.get("certain")
-    needs = answer.get("needs")
     words: dict[str, Any] = {
         "certain": certain,
-        "needs": needs,
+        "needs": answer.get("needs"),
+        "sentence": _sentence(answer, cut=cut, after=after),
         "chances": [],
         "now": "",
-        "proof": PROOFS,
+        "line": "",
+        "proof": proofs_text(),
     }
-    if certain == "in":
-        words["sentence"] = f"In {top} whatever happens"
-    elif certain == "out":
-        words["sentence"] = f"Out of {top} whatever happens"
-    elif needs in ("win", "draw"):
-        a = "A draw" if needs == "draw" else "A win"
-        words["sentence"] = f"{a} puts you in {top} whatever the other tables do{_later(after)}"
-    elif answer.get("result"):
-        words["sentence"] = f"Your result is in ({answer['result']}): the rest decides"
-    else:
-        words["sentence"] = f"No result of this match alone decides {top}"
     if certain is None:
         after_results = answer.get("chance_after") or {}
         # The overall chance rests on every simulation; one after a result may rest on
@@ -499,6 +614,7 @@ def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str
             if r in after_results
         ]
         words["now"] = chance_text(answer.get("chance"))
+        words["line"] = chances_line(words["chances"], cut=cut, now=words["now"])
     return words
 
 
@@ -513,7 +629,7 @@ def _header(
         "cut": row.cut or t.top_cut,
         "rounds_after": row.rounds_after,
         "simulations": row.simulations,
-        "model": row.model,
+        "model": model_text(row.model),
         "seed": row.seed,
         "computed_at": row.computed_at,
         "took_ms": row.took_ms,

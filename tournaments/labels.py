@@ -4,12 +4,17 @@ choice labels, the top cut's round names, the tiebreakers' names and a match's o
 They stay English where they are defined (the models' choices are in migrations, the
 rules module imports no Django) and are translated where they are shown
 (`{% translate tournament.get_status_display %}`, `round_label`): the calls below only
-put them in the catalogues for makemessages.
+put them in the catalogues for makemessages. The functions at the end translate the
+words kept in English (outcomes, places, top-cut finishes) as a page is rendered.
 """
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop, pgettext_lazy
+import re
+
+from django.utils.translation import get_language, gettext_noop, pgettext, pgettext_lazy
+
+from tournaments.rules import NOT_REPORTED, ordinal
 
 SYSTEMS = (
     gettext_noop("Magic Tournament Rules"),
@@ -48,10 +53,97 @@ TIEBREAKERS = (
     gettext_noop("Vs game average"),
     gettext_noop("Raw score total"),
 )
+# `{% translate label %}` looks a variable's text up with each "%" doubled (Django's
+# Variable.resolve), so the names holding one are in the catalogues that way too.
+TIEBREAKERS_IN_TEMPLATES = (
+    gettext_noop("OMW%%"),
+    gettext_noop("GW%%"),
+    gettext_noop("OGW%%"),
+    gettext_noop("Opponents' win %%"),
+    gettext_noop("Opp. opponents' win %%"),
+)
 # A match's outcome from one player's side (the player's card), with its context.
 OUTCOMES = (
     pgettext_lazy("a match's outcome", "win"),
     pgettext_lazy("a match's outcome", "loss"),
     pgettext_lazy("a match's outcome", "draw"),
     pgettext_lazy("a match's outcome", "bye"),
+    # A board-game league table's (rules.result_from_side: "place 2 of 4", "absent").
+    pgettext_lazy("a match's outcome", "place"),
+    pgettext_lazy("a match's outcome", "absent"),
 )
+
+# The outcomes above, by the English word the rules and the engine use: `outcome_text`.
+_OUTCOMES = {"win", "loss", "draw", "bye", "place", "absent"}
+_PLACE_OF = re.compile(r"^(\d+) of (\d+)$")
+_FINISH = re.compile(r"^(\d+)(?:st|nd|rd|th)(?:-(\d+)(?:st|nd|rd|th))?$")
+
+
+def outcome_text(word: str) -> str:
+    """A match's outcome ("win", "loss", "draw", "bye", "place", "absent") in the active
+    language; any other word as it is."""
+    return pgettext("a match's outcome", word) if word in _OUTCOMES else word
+
+
+def detail_text(word: str, rest: str) -> str:
+    """What follows the outcome word of a result read from one side (rules.
+    result_from_side), in the active language: a score stays as it is ("2-1"), "(double
+    loss)" and a league place's "2 of 4" are translated."""
+    if rest == "(double loss)":
+        return pgettext("after a loss", "(double loss)")
+    found = _PLACE_OF.match(rest)
+    if word == "place" and found is not None:
+        place, size = found.groups()
+        return pgettext("a place at a table", "%(place)s of %(size)s") % {
+            "place": place,
+            "size": size,
+        }
+    return rest
+
+
+def side_result_text(result: str) -> str:
+    """A whole result read from one side ("win 2-1", "not reported", "place 2 of 4") in
+    the active language: the public pairings' cells (the exports keep the English)."""
+    if result == NOT_REPORTED:
+        return pgettext("a match's result", "not reported")
+    word, _space, rest = result.partition(" ")
+    shown = outcome_text(word)
+    return f"{shown} {detail_text(word, rest)}" if rest else shown
+
+
+def result_cell_text(result: str) -> str:
+    """A match's result as every screen shows it (rules.result_text: "Bye", "Loss",
+    "Double loss", or a score or places left as they are) in the active language."""
+    words = {
+        "Bye": pgettext("a match's result", "Bye"),
+        "Loss": pgettext("a match's result", "Loss"),
+        "Double loss": pgettext("a match's result", "Double loss"),
+    }
+    return words.get(result, result)
+
+
+def ordinal_text(n: int) -> str:
+    """A place as the active language writes it: "1st", "2nd" in English (rules.ordinal),
+    "1er", "2e" in French, "1.", "2." in German, "1位" in Japanese. Two messages (the
+    first place, any other) cover the shipped languages; English keeps its own suffixes,
+    which no single message can give."""
+    if (get_language() or "en").split("-")[0] == "en":
+        return ordinal(n)
+    if n == 1:
+        return pgettext("a place, the first", "1st")
+    return pgettext("a place, any but the first", "%(n)sth") % {"n": n}
+
+
+def finish_text(finish: str) -> str:
+    """A top-cut finish as pages.bracket.finishes keeps it ("1st", "5th-8th", English for
+    the exports) in the active language."""
+    found = _FINISH.match(finish)
+    if found is None:
+        return finish
+    first, last = found.groups()
+    if last is None:
+        return ordinal_text(int(first))
+    return pgettext("a range of places", "%(first)s-%(last)s") % {
+        "first": ordinal_text(int(first)),
+        "last": ordinal_text(int(last)),
+    }

@@ -14,6 +14,8 @@ from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,0
 from typing import Any, NamedTuple
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments.domain import registration_closed_reason
 from tournaments.models import MatchKind, Round, Seat, System, Tournament
@@ -24,7 +26,7 @@ from tournaments.parsing import ascii_int
 from tournaments.templatetags.tourney import points as format_points
 
 # Paper the organizer can choose; the print CSS has one named @page per key.
-PAPERS = {"a4": "A4", "letter": "Letter"}
+PAPERS = {"a4": "A4", "letter": gettext_lazy("Letter")}
 DEFAULT_PAPER = "a4"
 
 
@@ -107,13 +109,14 @@ def pairings_by_name(t: Tournament, round_: Round) -> dict[str, Any]:
     """One row per player, alphabetical: name, table, opponent, points when paired."""
     tables = round_tables(round_, display_names(t))
     with_points = any(s.points is not None for entry in tables for s in entry.seats)
+    bye, no_opponent = public.tagged("em", _("bye")), public.tagged("em", _("no opponent"))
     rows: list[tuple[str, str]] = []
     for entry in tables:
         for seat in entry.seats:
             if entry.kind == MatchKind.BYE:
-                table, opponent = "", "<em>bye</em>"
+                table, opponent = "", bye
             elif entry.kind == MatchKind.LOSS:
-                table, opponent = "", "<em>no opponent</em>"
+                table, opponent = "", no_opponent
             else:
                 table = str(entry.table or "")
                 opponent = escape(
@@ -146,13 +149,14 @@ def pairings_by_table(t: Tournament, round_: Round) -> dict[str, Any]:
     table lists everyone in the one "players" cell."""
     tables = round_tables(round_, display_names(t))
     multi = any(len(entry.seats) > 2 for entry in tables)
+    bye, no_opponent = public.tagged("em", _("bye")), public.tagged("em", _("no opponent"))
     out = []
     for entry in tables:
         first, *others = entry.seats
         if entry.kind == MatchKind.BYE:
-            table, rest = "", "<em>bye</em>"
+            table, rest = "", bye
         elif entry.kind == MatchKind.LOSS:
-            table, rest = "", "<em>no opponent</em>"
+            table, rest = "", no_opponent
         else:
             table = str(entry.table or "")
             rest = " · ".join(_name_cell(s) for s in others)

@@ -18,7 +18,10 @@ from collections.abc import Mapping
 from html import escape  # the stdlib one: Django's lazy wrapper costs 3x on 2,048 rows
 from typing import Any, Literal, NamedTuple
 
+from django.utils.translation import gettext as _
+
 from scoring.models import Standing, StandingsState
+from tournaments.labels import finish_text
 from tournaments.models import Entry, MatchKind, Round, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, finishes, named_rounds, placings
 from tournaments.pages.common import (
@@ -29,9 +32,16 @@ from tournaments.pages.common import (
     round_label,
 )
 from tournaments.pages.event import display_names
-from tournaments.pages.public import after_label, extension_html, pairing_rows, round_tables
+from tournaments.pages.public import (
+    after_label,
+    extension_html,
+    pairing_rows,
+    round_tables,
+    tagged,
+)
 from tournaments.rules import playoff_name
 from tournaments.templatetags.tourney import points as format_points
+from tournaments.templatetags.tourney import round_name
 
 # Long enough to find one's name among ~60 on a page and read the table number, short
 # enough that 5 pages (300 players) come round within a minute.
@@ -87,6 +97,7 @@ def projector(t: Tournament) -> dict[str, Any]:
         standings = _standings(t, names)
     state = StandingsState.objects.filter(tournament=t).first()
     finished = t.status in (Status.TOP_CUT, Status.FINISHED)
+    after = after_label(t, state.after_round if state else None)
     return {
         "rows_html": rows_html(pairings, standings, players),
         "mode": mode,
@@ -96,7 +107,8 @@ def projector(t: Tournament) -> dict[str, Any]:
         "pairings": pairings,
         "standings": standings,
         "after_round": state.after_round if state else None,
-        "after_label": after_label(t, state.after_round if state else None),
+        "after_label": after,
+        "standings_title": standings_title(after),
         "champion": (placings(t, display_names(t)) or [None])[0] if finished else None,
         "players": players,
         "bracket": bracket,
@@ -108,6 +120,16 @@ def projector(t: Tournament) -> dict[str, Any]:
         "turn_ms": PAGE_TURN_MS,
         "version": t.version,
     }
+
+
+def standings_title(after: str) -> str:
+    """The standings' heading: "Standings", "Standings after round 5", "Standings after
+    the Semifinals" (`after`: pages.public.after_label's English), one message each."""
+    if not after:
+        return _("Standings")
+    if after.startswith("round "):
+        return _("Standings after round %(number)s") % {"number": after.removeprefix("round ")}
+    return _("Standings after the %(round)s") % {"round": round_name(after.removeprefix("the "))}
 
 
 def bracket_view(t: Tournament, names: Mapping[str, str]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -138,9 +160,9 @@ def _pairings(round_: Round, names: Mapping[str, str]) -> list[PairingRow]:
     rows = []
     for r in pairing_rows(round_tables(round_, names)):
         if r["kind"] == MatchKind.BYE:
-            opponent = "bye"
+            opponent = _("bye")
         elif r["kind"] == MatchKind.LOSS:
-            opponent = "no opponent"
+            opponent = _("no opponent")
         else:
             opponent = r["opponents"]
         rows.append(PairingRow(r["name"], r["table"], opponent, r["extension"]))
@@ -172,8 +194,8 @@ def _standings(t: Tournament, names: Mapping[str, str]) -> list[StandingRow]:
 
 def _standing_name(row: StandingRow) -> str:
     """The name, then the top-cut finish and the drop the standings pages show too."""
-    finish = f' <small class="proj-finish">{row.finish}</small>' if row.finish else ""
-    dropped = " <small>(dropped)</small>" if row.dropped else ""
+    finish = f' <small class="proj-finish">{finish_text(row.finish)}</small>' if row.finish else ""
+    dropped = " " + tagged("small", _("(dropped)")) if row.dropped else ""
     return f"{escape(row.name)}{finish}{dropped}"
 
 

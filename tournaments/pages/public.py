@@ -19,6 +19,8 @@ from urllib.parse import quote
 from django.http import Http404
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from scoring import outlooks
 from scoring.engine.explain import OpponentTerm, PodTerm
@@ -26,6 +28,14 @@ from scoring.models import Standing, StandingsState
 from scoring.seats import HoodSeat, Neighbourhood
 from scoring.services import edge, explanation, points_stored
 from tournaments.domain import after_round_text, playoff_names
+from tournaments.labels import (
+    detail_text,
+    finish_text,
+    ordinal_text,
+    outcome_text,
+    result_cell_text,
+    side_result_text,
+)
 from tournaments.models import Entry, MatchKind, Player, Round, Seat, Status, Tournament
 from tournaments.pages.bracket import bracket_rounds, cut_note, finishes, named_rounds, placings
 from tournaments.pages.common import (
@@ -47,7 +57,6 @@ from tournaments.parsing import ascii_int
 from tournaments.rules import (
     NOT_REPORTED,
     SWISS_SYSTEMS,
-    ordinal,
     result_from_side,
     result_text,
 )
@@ -255,6 +264,9 @@ def standings_rows_html(
     head, tail = (escape(part) for part in player_url.split("__pid__"))
     percent = [k in PERCENT for k in keys]
     shown = display_names(tournament)
+    # The words in the reader's language, once for all the rows (this is the hot loop).
+    dropped_note = " " + tagged("small", _("(dropped)"))
+    finish_of = {pid: finish_text(f) for pid, f in finishes.items()} if finishes else {}
     out = []
     for rank, points_, wins, losses, draws, tiebreakers, name, pid, dropped in rows:
         cells = "".join(
@@ -266,8 +278,8 @@ def standings_rows_html(
         )
         mine = ' aria-current="true"' if me and pid == me else ""
         hidden = " hidden" if wanted and wanted not in name.casefold() else ""
-        note = " <small>(dropped)</small>" if dropped is not None else ""
-        finish = f'<td class="rec finish">{finishes.get(pid, "")}</td>' if finishes else ""
+        note = dropped_note if dropped is not None else ""
+        finish = f'<td class="rec finish">{finish_of.get(pid, "")}</td>' if finishes else ""
         out.append(
             (f'<tr class="{classes}"{mine}{hidden}>' if classes else f"<tr{hidden}>")
             + f'<td class="num">{rank}</td>{finish}'
@@ -279,26 +291,40 @@ def standings_rows_html(
     return "\n".join(out)
 
 
+def tagged(tag: str, text: str) -> str:
+    """Words of the reader's language in one HTML element, escaped: the rows built here
+    are HTML, and a translation is text. Called outside the f-strings, where makemessages
+    finds the words."""
+    return f"<{tag}>{escape(text)}</{tag}>"
+
+
 def history_rows_html(history: list[dict[str, Any]]) -> str:
     """The body of a player's rounds table, built directly: through template tags it was
     half of the player's page, which every phone fetches after each change to it."""
     if not history:
-        return '<tr><td colspan="4">No rounds played yet.</td></tr>'
+        return '<tr><td colspan="4">' + escape(_("No rounds played yet.")) + "</td></tr>"
+    top_word = tagged("small", " " + pgettext("a playoff round, beside its number", "top"))
+    bye, no_opponent = tagged("em", _("bye")), tagged("em", _("no opponent"))
     out = []
     for h in history:
         number = h["round"].number
-        top = "<small> top</small>" if h["round"].playoff else ""
+        top = top_word if h["round"].playoff else ""
         table = "" if h["table"] is None else h["table"]
         opponents = ", ".join(
             f'<a href="{escape(o["url"])}">{escape(o["player"].name)}</a>' for o in h["opponents"]
-        ) or ("<em>bye</em>" if h["match"].kind == MatchKind.BYE else "<em>no opponent</em>")
-        detail = f" {escape(h['detail'])}" if h["detail"] else ""
+        ) or (bye if h["match"].kind == MatchKind.BYE else no_opponent)
         outcome = escape(h["outcome"])
+        if h["result"] == NOT_REPORTED:  # one phrase, not two words, in other languages
+            shown, detail = escape(side_result_text(NOT_REPORTED)), ""
+        else:
+            shown = escape(outcome_text(h["outcome"]))
+            rest = detail_text(h["outcome"], h["detail"])
+            detail = f" {escape(rest)}" if rest else ""
         out.append(
             f'<tr data-round="{number}">\n    <td class="num">{number}{top}</td>\n'
             f'    <td class="num">{table}</td>\n    <td>{opponents}</td>\n'
             f'    <td class="res" data-result="{escape(h["result"])}"><span class="outcome'
-            f' {outcome}">{outcome}</span>{detail}</td>\n  </tr>'
+            f' {outcome}">{shown}</span>{detail}</td>\n  </tr>'
         )
     return "".join(out)
 
@@ -373,7 +399,8 @@ def extension_html(minutes: int) -> str:
     """A table's time extension beside its number: " +5" (nothing without one)."""
     if not minutes:
         return ""
-    return f' <small class="ext" data-extension="{minutes}" title="{minutes} min added">+{minutes}</small>'
+    title = escape(_("%(minutes)s min added") % {"minutes": minutes})
+    return f' <small class="ext" data-extension="{minutes}" title="{title}">+{minutes}</small>'
 
 
 def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -417,6 +444,8 @@ def _player_link(player_url: str, pid: str, name: str) -> str:
 def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
     """Table rows built directly (a 2,048-player round through template tags is slow)."""
     player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
+    vs = ' <span class="vs">' + escape(_("vs")) + "</span> "
+    bye = " " + tagged("em", _("bye"))
     out = []
     for entry in tables:
         match = entry["match"]
@@ -427,14 +456,14 @@ def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
             names.append(
                 f"{link} <small>({format_points(pts)})</small>" if pts is not None else link
             )
-        players = ' <span class="vs">vs</span> '.join(names)
+        players = vs.join(names)
         if match.kind == MatchKind.BYE:
-            players += " <em>bye</em>"
+            players += bye
         search = escape(" ".join(seat.player.name.lower() for seat in entry["seats"]))
         out.append(
             f'<tr data-name="{search}"><td class="num">{match.table or ""}'
             f"{extension_html(entry.get('extension', 0))}</td>"
-            f'<td>{players}</td><td class="res">{escape(entry["result"])}</td></tr>'
+            f'<td>{players}</td><td class="res">{escape(result_cell_text(entry["result"]))}</td></tr>'
         )
     return "\n".join(out)
 
@@ -442,12 +471,13 @@ def pairings_by_table_html(t: Tournament, tables: list[dict[str, Any]]) -> str:
 def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str) -> str:
     player_url = reverse("player", kwargs={"slug": t.slug, "pid": "__pid__"})
     wanted = query.casefold()
+    bye, no_opponent = tagged("em", _("bye")), tagged("em", _("no opponent"))
     out = []
     for r in rows:
         if r["kind"] == MatchKind.BYE:
-            opponent = "<em>bye</em>"
+            opponent = bye
         elif r["kind"] == MatchKind.LOSS:
-            opponent = "<em>no opponent</em>"
+            opponent = no_opponent
         else:
             opponent = escape(r["opponents"])
         hidden = " hidden" if wanted and wanted not in r["name"].casefold() else ""
@@ -460,7 +490,7 @@ def pairings_by_name_html(t: Tournament, rows: list[dict[str, Any]], query: str)
             f'<th scope="row" title="{escape(r["name"])}">'
             f"{_player_link(player_url, r['id'], r['name'])}</th>"
             f'<td class="num">{table}{extension_html(r.get("extension", 0))}</td><td{said}>{opponent}</td>'
-            f'<td class="res">{escape(r["result"])}</td></tr>'
+            f'<td class="res">{escape(side_result_text(r["result"]) if r["result"] else "")}</td></tr>'
         )
     return "\n".join(out)
 
@@ -474,6 +504,10 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
     rows = pairing_rows(tables)
     found = [r for r in rows if query.casefold() in r["name"].casefold()] if query else []
     named = params.get("by") == "name" or bool(query)
+    one = found[0] if len(found) == 1 else None
+    if one is not None and one["result"]:
+        # Its result in the reader's language (pairing_rows keeps the English: exports).
+        one = {**one, "result": side_result_text(one["result"])}
     return {
         "round": round_,
         "round_label": round_label(round_),
@@ -482,7 +516,8 @@ def pairings(t: Tournament, params: Any) -> dict[str, Any]:
         ),
         "by_name": named,
         "query": query,
-        "found": found[0] if len(found) == 1 else None,
+        # Its result in the reader's language (pairing_rows keeps the English: exports).
+        "found": one,
         "found_count": len(found),
         "clock": clock_state(round_),
         "poll": POLL_SECONDS,
@@ -584,7 +619,7 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
 
     A pending or rejected entry is not in the event: its page does not exist."""
     if me.entry != Entry.ACCEPTED:
-        raise Http404("No such player")
+        raise Http404(_("No such player"))
     view = event_view(t)
     inputs = player_inputs(t, view, me)
     history, _names = player_rounds(t, me, _own_hood(view, me, inputs.matches), view.display_names)
@@ -604,7 +639,7 @@ def player(t: Tournament, me: Player) -> dict[str, Any]:
 def player_tiebreakers(t: Tournament, me: Player) -> dict[str, Any]:
     """How the player's stored tiebreakers come about, opponent by opponent."""
     if me.entry != Entry.ACCEPTED:
-        raise Http404("No such player")
+        raise Http404(_("No such player"))
     view = event_view(t)
     hood = view.seating.neighbourhood(me)
     _history, names = player_rounds(t, me, hood, view.display_names)
@@ -652,7 +687,7 @@ def player_card(
         "reported": reported,
         "result": mine["result"] if reported else "",
         "outcome": mine["outcome"] if reported else "",
-        "detail": mine["detail"] if reported else "",
+        "detail": detail_text(mine["outcome"], mine["detail"]) if reported else "",
     }
 
 
@@ -661,7 +696,7 @@ def _card_standing(inputs: PlayerInputs) -> dict[str, Any]:
     bracket page shows), else their rank in the stored standings."""
     place, standing = inputs.place, inputs.standing
     return {
-        "place": ordinal(place) if place else "",
+        "place": ordinal_text(place) if place else "",
         "champion": place == 1,
         "rank": standing.rank if standing is not None else None,
         "of": inputs.count if standing is not None else 0,
@@ -692,7 +727,7 @@ def player_rounds(
         opponents = [s for i, s in enumerate(members) if i != mine]
         names.update((o.external_id, shown.get(o.external_id, o.name)) for o in opponents)
         result = result_from_side(match, members, mine)
-        word, _, rest = result.partition(" ")
+        word, _space, rest = result.partition(" ")
         history.append(
             {
                 "round": rounds[first.round_id],
@@ -778,7 +813,7 @@ def _explain(
                     "round": term.round,
                     "kind": term.kind,
                     "table_size": term.table_size,
-                    "place": ordinal(term.place) if term.place is not None else "",
+                    "place": ordinal_text(term.place) if term.place is not None else "",
                     "points": points(term.points),
                     "score": number(term.score),
                     "table_mean": number(term.table_mean),

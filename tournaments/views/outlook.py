@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from scoring import outlooks
@@ -36,7 +37,7 @@ def card(request: HttpRequest, slug: str, pid: str) -> HttpResponse:
     """One player's "What do I need?" card (HTMX); without HTMX, their page."""
     t = get_object_or_404(Tournament, slug=slug)
     if "\x00" in pid:  # PostgreSQL refuses NUL in text: no player can have it
-        raise Http404("No such player")
+        raise Http404(_("No such player"))
     me = get_object_or_404(Player, tournament=t, external_id=pid, entry=Entry.ACCEPTED)
     if not request.htmx:
         return redirect("player", slug=t.slug, pid=me.external_id)

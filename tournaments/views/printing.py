@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from tournaments.models import Round, System, Tournament
@@ -87,10 +88,11 @@ def _print_round(
     if number and round_ is None:
         return _missing(
             request, t, paper,
-            f"There is no round {number!r} in this event: choose one from the print views.",
+            _("There is no round %(number)s in this event: choose one from the print views.")
+            % {"number": repr(number)},
         )  # fmt: skip
     if round_ is None:
-        return _missing(request, t, paper, "No round is paired yet: nothing to print for it.")
+        return _missing(request, t, paper, _("No round is paired yet: nothing to print for it."))
     context = {**build(t, round_), **_frame(request, t, round_, paper)}
     return _respond(request, t, name, context)
 
@@ -121,7 +123,8 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     number = request.GET.get("round", "")
     round_ = pages.print_round(tournament, number)
     if number and round_ is None:
-        return _missing(request, tournament, paper, f"There is no round {number!r} in this event.")
+        message = _("There is no round %(number)s in this event.") % {"number": repr(number)}
+        return _missing(request, tournament, paper, message)
     links = {
         key: reverse(url, args=[tournament.slug])
         + _query(round_, paper, with_round=key not in ROUNDLESS)
@@ -151,14 +154,16 @@ def pod_seating(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if tournament.system != System.POD:
         return _missing(
             request, tournament, paper,
-            "Draft pod seating is for a round-robin pod: this event's round-1 seating is "
-            "its round-1 pairings (by name or by table).",
+            _(
+                "Draft pod seating is for a round-robin pod: this event's round-1 seating is "
+                "its round-1 pairings (by name or by table)."
+            ),
         )  # fmt: skip
     context = pages.pod_seating(tournament)
     if not context["seats"]:
         return _missing(
             request, tournament, paper,
-            "The pod is not paired yet: its seats are set when it is paired.",
+            _("The pod is not paired yet: its seats are set when it is paired."),
         )  # fmt: skip
     context = {**context, **_frame(request, tournament, None, paper)}
     return _respond(request, tournament, "pod_seating", context)

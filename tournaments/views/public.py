@@ -37,6 +37,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.encoding import escape_uri_path
 from django.utils.http import parse_etags, quote_etag
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from tournaments import live, locale, stream
 from tournaments.models import Entry, Player, Tournament
@@ -71,10 +72,10 @@ def live_page(*params: live.Param) -> Callable[[View], View]:
             if not query.exact:
                 return canonical_redirect(request, query)
             if not plain_path(request.path):
-                raise Http404("No such page")
+                raise Http404(_("No such page"))
             t = Tournament.objects.filter(slug=slug).order_by().first()  # slug is unique
             if t is None:
-                raise Http404("No such tournament")
+                raise Http404(_("No such tournament"))
             with locale.speaking(request, t):
                 response = view(request, t, query, **kwargs)
             if response.status_code in (200, 304):
@@ -264,12 +265,12 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     from django.template.loader import render_to_string
 
     if isinstance(exception, DisallowedHost):
-        reason = (
+        reason = _(
             "This server does not answer to the address used to reach it (its host name"
             " is not in ALLOWED_HOSTS). Open the address the organizer gave."
         )
     else:
-        reason = "The request could not be read. Forms are sent as UTF-8."
+        reason = _("The request could not be read. Forms are sent as UTF-8.")
     return HttpResponse(
         render_to_string("400.html", {"reason": reason}),
         status=400,
@@ -330,7 +331,7 @@ def _player_or_404(t: Tournament, pid: str) -> Player:
     me = pages.event_players(t).get(pid)
     # Pending and rejected entries are not in the event: no public page names them.
     if me is None or me.entry != Entry.ACCEPTED:
-        raise Http404("No such player")
+        raise Http404(_("No such player"))
     return me
 
 
@@ -339,7 +340,7 @@ def pairings(request: HttpRequest, t: Tournament, query: live.Query) -> HttpResp
     number = query.get("round")
     # A round that does not exist has no page: each number would otherwise be one more.
     if number and not t.rounds.filter(number=int(number)).exists():
-        raise Http404("No such round")
+        raise Http404(_("No such round"))
     return _page(
         request, t, query, "tournaments/pairings.html", "tournaments/_pairings.html",
         lambda: pages.pairings(t, query.values), lambda: pages.pairings_page(t, query.values),
@@ -403,7 +404,7 @@ def live_events(request: HttpRequest, slug: str) -> HttpResponse:
     page. (Under ASGI, tournaments/asgi.py answers streams before Django.)"""
     base = stream.event_base(slug)
     if base is None:
-        raise Http404("No such tournament")
+        raise Http404(_("No such tournament"))
     if not settings.LIVE_STREAM_THREADS:
         return HttpResponse(status=204)  # EventSource stops; live.js polls instead
     pages, at = stream.following(request.GET)
@@ -435,10 +436,10 @@ def pairings_csv(request: HttpRequest, slug: str) -> HttpResponse:
     t = get_object_or_404(Tournament, slug=slug)
     number = request.GET.get("round", "")
     if number and ascii_int(number) is None:
-        raise Http404("No such round")
+        raise Http404(_("No such round"))
     round_ = pages.round_of(t, number)
     if round_ is None:
-        raise Http404("No such round")
+        raise Http404(_("No such round"))
     with translation.override(settings.LANGUAGE_CODE):
         body = exports.pairings_csv(t, round_)
     return _csv_response(body, f"{t.slug}-round-{round_.number}-pairings.csv")
