@@ -28,6 +28,14 @@ from tournaments.services.floor import add_extension
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _english_afterwards() -> Any:
+    """A request's LocaleMiddleware leaves its language active in the thread: the tests
+    run after these (services called directly) expect English."""
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def floor(django_user_model: Any, owner: Any) -> dict[str, Any]:
     t = services.create_tournament(name="Floor Open", owner=owner, seed=3)

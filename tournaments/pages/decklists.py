@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import dateformat
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from tournaments.decklists import messages
 from tournaments.decklists.check import deck_check_order
@@ -35,8 +35,12 @@ def _when(t: Tournament, at: datetime | None) -> str:
     if at is None:
         return ""
     local = at.astimezone(_zone(t))
-    # Django's date format: the day's and month's names in the reader's language.
-    return f"{dateformat.format(local, 'D j M Y, H:i')} ({t.time_zone or settings.TIME_ZONE})"
+    # A format each language orders its own way, with Django's day and month names in
+    # the reader's language.
+    shown = dateformat.format(
+        local, pgettext("a date and time as Django formats it", "D j M Y, H:i")
+    )
+    return f"{shown} ({t.time_zone or settings.TIME_ZONE})"
 
 
 def deadline_input(t: Tournament) -> str:

@@ -53,7 +53,7 @@ def _seated(r: Record) -> tuple[Part, ...]:
     """ " (A vs B)" of the table's players as the entry stored them."""
     players = [Mention(name, ext) for name, ext in r.players]
     if len(players) == 2:
-        return (" (", players[0], f" {_('vs')} ", players[1], ")")
+        return (" (", players[0], " " + _("vs") + " ", players[1], ")")
     if players:
         return (" (", players[0], ")")
     return ()
@@ -171,7 +171,7 @@ def deck_check_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     table (sideboard count checked)"."""
     a = r.after
     if a["event"] == "started":
-        return (_at_table(r, ctx), *_seated(r), f": {_('deck check started')}")
+        return (_at_table(r, ctx), *_seated(r), ": " + _("deck check started"))
     if a["event"] == "finished":
         minutes, given = int(a["minutes"]), int(a.get("extension") or 0)
         said = _finished(minutes, given, str(a.get("note") or ""))
