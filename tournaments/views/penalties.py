@@ -25,7 +25,7 @@ from tournaments.pages import penalties as pages
 from tournaments.pages.printing import PAPERS, paper_of
 from tournaments.parsing import ascii_int
 from tournaments.permissions import is_head_judge, judge_required
-from tournaments.rules import result_from_side
+from tournaments.rules import score_text
 from tournaments.services.penalties import HEAD_ONLY, issue_penalty, withdraw_penalty
 from tournaments.services.writing import ServiceError
 
@@ -80,7 +80,10 @@ def _done(penalty: Any) -> str:
         mine = next(k for k, s in enumerate(seats) if s.player_id == penalty.player_id)
         match = Match.objects.get(pk=penalty.match_id)
         if match.reported and len(seats) == 2:
-            score = result_from_side(match, seats, mine).split()[-1]  # "loss 0-2"
+            # "0-2", read from the penalized player's side (their games first).
+            own = seats[mine].games_won or 0
+            theirs = [s.games_won or 0 for k, s in enumerate(seats) if k != mine]
+            score = score_text([own, *theirs], match.draws)
             said.update(table=match.table, score=score)
             entered = True
     # One whole sentence per case: word order differs per language.
