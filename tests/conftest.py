@@ -148,6 +148,19 @@ def playing_event(small_doc: dict[str, Any], db: Any) -> Any:
 
 
 @pytest.fixture(autouse=True)
+def _english_after_each_test() -> Any:
+    """A request leaves its language active in the thread (tournaments.locale.speaking, on
+    purpose: LocaleMiddleware names it in Content-Language); a test calling services
+    directly after a Japanese request would read Japanese refusals. Each test starts in
+    the default language."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _empty_caches() -> Any:
     """Rendered fragments are cached per tournament version; each test starts afresh."""
     from django.core.cache import cache

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
+
+# Marked for the catalogues, kept English: a label may be stored (audit lines) and is
+# translated where it is shown ({% translate x.get_y_display %}, gettext(label)).
+from django.utils.translation import gettext_noop as _
 
 
 class System(models.TextChoices):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tournaments.decklists import messages as m
+from tournaments.decklists.messages import gettext_noop, problem_text
 from tournaments.decklists.parse import card_key
 from tournaments.decklists.types import CardInfo, CardLookup, Line, Parsed, Problem
 
@@ -41,29 +43,24 @@ BASIC_KEYS = frozenset(
     + [card_key("Wastes"), card_key("Snow-Covered Wastes")]
 )
 
+# The deck check's groups: the type line's words, English as the card data has them
+# (marked: the deck-check page shows them translated).
 CARD_TYPES = (
-    "Creature",
-    "Planeswalker",
-    "Instant",
-    "Sorcery",
-    "Artifact",
-    "Enchantment",
-    "Battle",
-    "Land",
+    gettext_noop("Creature"),
+    gettext_noop("Planeswalker"),
+    gettext_noop("Instant"),
+    gettext_noop("Sorcery"),
+    gettext_noop("Artifact"),
+    gettext_noop("Enchantment"),
+    gettext_noop("Battle"),
+    gettext_noop("Land"),
 )
-OTHER = "Other"
+OTHER = gettext_noop("Other")
+CARDS = gettext_noop("Cards")  # the one group without card data
 
 
 def format_name(deck_format: str) -> str:
     return FORMAT_NAMES.get(deck_format, deck_format.capitalize() or "this event")
-
-
-def _count(n: int) -> str:
-    return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def _copies(n: int) -> str:
-    return f"{n} copy" if n == 1 else f"{n} copies"
 
 
 def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None) -> list[Problem]:
@@ -83,8 +80,12 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
             if key not in infos:
                 infos[key] = None
                 suggestion = cards.suggest(key)
-                hint = f"; did you mean {suggestion}?" if suggestion else ""
-                line_problems.append(Problem(line.number, f"'{line.name}' is not a card{hint}"))
+                said = (
+                    problem_text(m.NOT_A_CARD_HINT, name=line.name, suggestion=suggestion)
+                    if suggestion
+                    else problem_text(m.NOT_A_CARD, name=line.name)
+                )
+                line_problems.append(Problem(line.number, said))
             continue
         if info is not None:
             key = card_key(info.name)  # "Fire" and "Fire // Ice" are one card
@@ -99,19 +100,23 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
             status = info.legalities.get(deck_format, "not_legal")
             where = format_name(deck_format)
             if status == "banned":
-                line_problems.append(Problem(line.number, f"{name} is banned in {where}"))
+                line_problems.append(
+                    Problem(line.number, problem_text(m.BANNED, name=name, format=where))
+                )
                 continue
             if status == "restricted":
                 if total > 1:
                     line_problems.append(
                         Problem(
                             line.number,
-                            f"{name} is restricted in {where}: at most 1 copy, the list has {total}",
+                            problem_text(m.RESTRICTED, name=name, format=where, count=total),
                         )
                     )
                 continue
             if status != "legal":
-                line_problems.append(Problem(line.number, f"{name} is not legal in {where}"))
+                line_problems.append(
+                    Problem(line.number, problem_text(m.NOT_LEGAL, name=name, format=where))
+                )
                 continue
         if limited:
             continue
@@ -120,7 +125,7 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
             line_problems.append(
                 Problem(
                     line.number,
-                    f"{_copies(total)} of {name} (main deck and sideboard): at most {limit} allowed",
+                    problem_text(m.TOO_MANY_COPIES, count=total, name=name, most=limit),
                 )
             )
     line_problems.sort(key=lambda p: p.line or 0)
@@ -141,14 +146,10 @@ def _size_problems(parsed: Parsed, *, limited: bool) -> list[Problem]:
     problems: list[Problem] = []
     least = MAIN_LIMITED if limited else MAIN_CONSTRUCTED
     if main < least:
-        problems.append(
-            Problem(None, f"the main deck has {_count(main)}: at least {least} are needed")
-        )
+        problems.append(Problem(None, problem_text(m.MAIN_TOO_SMALL, count=main, least=least)))
     if not limited and side > SIDE_CONSTRUCTED:
         problems.append(
-            Problem(
-                None, f"the sideboard has {_count(side)}: at most {SIDE_CONSTRUCTED} are allowed"
-            )
+            Problem(None, problem_text(m.SIDE_TOO_BIG, count=side, most=SIDE_CONSTRUCTED))
         )
     return problems
 
@@ -177,7 +178,7 @@ def deck_check_order(
     group, "Cards", by name. Empty groups are left out."""
     lines = list(lines)
     if cards is None:
-        return [("Cards", sorted(lines, key=lambda line: card_key(line.name)))] if lines else []
+        return [(CARDS, sorted(lines, key=lambda line: card_key(line.name)))] if lines else []
     groups: dict[str, list[Line]] = {}
     for line in lines:
         groups.setdefault(card_group(cards.get(card_key(line.name))), []).append(line)

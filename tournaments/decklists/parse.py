@@ -18,6 +18,8 @@ import re
 import unicodedata
 from xml.parsers import expat
 
+from tournaments.decklists import messages as m
+from tournaments.decklists.messages import problem_text
 from tournaments.decklists.types import Line, Parsed, Problem, Section
 
 MAX_LINES = 250
@@ -104,14 +106,14 @@ def _quote(text: str, limit: int = 60) -> str:
 def _read_count(raw: str) -> tuple[int | None, str | None]:
     """The count as a number, or the problem with it."""
     if not raw.isascii():
-        return None, f"the count {_quote(raw)} must be written with the digits 0-9"
+        return None, problem_text(m.COUNT_DIGITS, count=_quote(raw))
     if len(raw.lstrip("0")) > 3:  # no int() of a thousand-digit string
-        return None, f"a count of {_quote(raw, 12)} is more than {MAX_COUNT}"
+        return None, problem_text(m.COUNT_TOO_BIG, count=_quote(raw, 12), most=MAX_COUNT)
     count = int(raw)
     if count == 0:
-        return None, "a count of 0: leave the card out instead"
+        return None, problem_text(m.COUNT_ZERO)
     if count > MAX_COUNT:
-        return None, f"a count of {count} is more than {MAX_COUNT}"
+        return None, problem_text(m.COUNT_TOO_BIG, count=count, most=MAX_COUNT)
     return count, None
 
 
@@ -119,17 +121,17 @@ def _card_line(number: int, text: str, section: Section) -> tuple[Line | None, P
     """One "4 Lightning Bolt" line, read or refused."""
     match = _COUNTED.match(text)
     if match is None and _COUNT_ONLY.match(text):
-        return None, Problem(number, "the line has a count but no card name")
+        return None, Problem(number, problem_text(m.NO_NAME))
     if match is None:
-        return None, Problem(number, f"{_quote(text)} has no count: write it as '1 {text[:60]}'")
+        return None, Problem(number, problem_text(m.NO_COUNT, text=_quote(text), name=text[:60]))
     count, why = _read_count(match["count"])
     if count is None:
-        return None, Problem(number, why or "the count cannot be read")
+        return None, Problem(number, why or problem_text(m.COUNT_UNREADABLE))
     name = _FOIL.sub("", _PRINTING.sub("", " " + match["name"])).strip()
     if not name:
-        return None, Problem(number, "the line has a count but no card name")
+        return None, Problem(number, problem_text(m.NO_NAME))
     if len(name) > MAX_NAME:
-        return None, Problem(number, f"a card name is at most {MAX_NAME} characters")
+        return None, Problem(number, problem_text(m.NAME_TOO_LONG, most=MAX_NAME))
     return Line(number, count, name, section), None
 
 
@@ -153,17 +155,17 @@ def parse_decklist(text: str) -> Parsed:
         return _parse_text(text)
     except Exception as error:  # a defect here must not cost the player their page
         return Parsed(
-            problems=(Problem(None, f"the list could not be read ({type(error).__name__})"),)
+            problems=(Problem(None, problem_text(m.LIST_UNREADABLE, error=type(error).__name__)),)
         )
 
 
 def _parse_text(text: str) -> Parsed:
     if not isinstance(text, str):
-        return Parsed(problems=(Problem(None, "the list is not text"),))
+        return Parsed(problems=(Problem(None, problem_text(m.LIST_NOT_TEXT)),))
     text = text.lstrip("\ufeff").rstrip()
     lines = _NEWLINES.split(text) if text else []
     if len(lines) > MAX_LINES:
-        return Parsed(problems=(Problem(None, f"the list has more than {MAX_LINES} lines"),))
+        return Parsed(problems=(Problem(None, problem_text(m.TOO_MANY_LINES, most=MAX_LINES)),))
     blank_starts_side = not _has_sideboard_marker(lines)
     section: Section = "main"
     ignoring = False  # inside Arena's "About" block (the deck's name)
@@ -216,13 +218,13 @@ def parse_dek(xml_text: str) -> Parsed:
         return _parse_dek(xml_text)
     except Exception as error:
         return Parsed(
-            problems=(Problem(None, f"the .dek file could not be read ({type(error).__name__})"),)
+            problems=(Problem(None, problem_text(m.DEK_UNREADABLE, error=type(error).__name__)),)
         )
 
 
 def _parse_dek(xml_text: str) -> Parsed:
     if not isinstance(xml_text, str):
-        return Parsed(problems=(Problem(None, "the .dek file is not text"),))
+        return Parsed(problems=(Problem(None, problem_text(m.DEK_NOT_TEXT)),))
     main: list[Line] = []
     side: list[Line] = []
     problems: list[Problem] = []
@@ -249,24 +251,25 @@ def _parse_dek(xml_text: str) -> Parsed:
             "side" if (attributes.get("Sideboard") or "").strip().lower() == "true" else "main"
         )
         if not name:
-            problems.append(Problem(number, "a card without a name"))
+            problems.append(Problem(number, problem_text(m.DEK_NO_NAME)))
             return
         if not quantity:
-            problems.append(Problem(number, f"{_quote(name)} has no quantity"))
+            problems.append(Problem(number, problem_text(m.DEK_NO_QUANTITY, name=_quote(name))))
             return
         if not quantity.isdigit():
             problems.append(
                 Problem(
-                    number, f"the quantity {_quote(quantity)} of {_quote(name)} is not a number"
+                    number,
+                    problem_text(m.DEK_QUANTITY, quantity=_quote(quantity), name=_quote(name)),
                 )
             )
             return
         count, why = _read_count(quantity)
         if count is None:
-            problems.append(Problem(number, why or "the quantity cannot be read"))
+            problems.append(Problem(number, why or problem_text(m.DEK_QUANTITY_UNREADABLE)))
             return
         if len(name) > MAX_NAME:
-            problems.append(Problem(number, f"a card name is at most {MAX_NAME} characters"))
+            problems.append(Problem(number, problem_text(m.NAME_TOO_LONG, most=MAX_NAME)))
             return
         (main if section == "main" else side).append(Line(number, count, name, section))
 
@@ -278,21 +281,19 @@ def _parse_dek(xml_text: str) -> Parsed:
         parser.Parse(xml_text.lstrip("\ufeff"), True)
     except _Refused as refused:
         if refused.args == ("too many",):
-            return Parsed(
-                problems=(Problem(None, f"the .dek file has more than {MAX_LINES} cards"),)
-            )
-        return Parsed(
-            problems=(Problem(None, "the .dek file declares a DOCTYPE or entities: not accepted"),)
-        )
+            return Parsed(problems=(Problem(None, problem_text(m.DEK_TOO_MANY, most=MAX_LINES)),))
+        return Parsed(problems=(Problem(None, problem_text(m.DEK_ENTITIES)),))
     except expat.ExpatError as error:
         return Parsed(
             problems=(
                 Problem(
                     None,
-                    f"the .dek file is not well-formed XML (line {error.lineno}): {expat.ErrorString(error.code)}",
+                    problem_text(
+                        m.DEK_NOT_XML, line=error.lineno, error=expat.ErrorString(error.code)
+                    ),
                 ),
             )
         )
     if root != ["Deck"]:
-        return Parsed(problems=(Problem(None, "the file is not an MTGO .dek file (no <Deck>)"),))
+        return Parsed(problems=(Problem(None, problem_text(m.DEK_NOT_DEK)),))
     return Parsed(tuple(main), tuple(side), tuple(problems))

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from tournaments.decklists.messages import LINE, problem_text
+
 Section = Literal["main", "side"]
 
 
@@ -29,7 +31,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return self.message if self.line is None else f"line {self.line}: {self.message}"
+        if self.line is None:
+            return self.message
+        return problem_text(LINE, line=self.line, problem=self.message)
 
 
 @dataclass(frozen=True)

@@ -15,28 +15,38 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tournaments.models import DeckFormat
 from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
+from tournaments.pages.floor_audit import fill
 
 
 def _cards(a: dict[str, Any]) -> str:
     main, side = int(a["main"]), int(a["side"])
-    return f"{main} + {side} cards" if side else f"{main} cards"
+    # English says "cards" whatever the count; other languages pick their form.
+    if side:
+        return ngettext("%(main)s + %(side)s cards", "%(main)s + %(side)s cards", main + side) % {
+            "main": main,
+            "side": side,
+        }
+    return ngettext("%(main)s cards", "%(main)s cards", main) % {"main": main}
 
 
 def _verdict(a: dict[str, Any]) -> str:
     if a.get("legal"):
-        return "legal"
+        return _("legal")
     n = int(a.get("problems") or 0)
-    return f"{n} problem{'s' if n != 1 else ''}"
+    return ngettext("%(count)s problem", "%(count)s problems", n) % {"count": n}
 
 
 def _diff(before: Any, after: dict[str, Any]) -> str:
-    """ "; +1 Negate, -1 Duress (side)": what a judge's change did, card by card."""
+    """ "+1 Negate, -1 Duress (side)": what a judge's change did, card by card."""
     if not isinstance(before, dict) or "main_list" not in after:
         return ""
     changes: list[str] = []
-    for section, listed in (("", "main_list"), (" (side)", "side_list")):
+    for side, listed in ((False, "main_list"), (True, "side_list")):
         old: dict[str, int] = {}
         for count, name in before.get(listed) or []:
             old[str(name)] = old.get(str(name), 0) + int(count)
@@ -46,11 +56,37 @@ def _diff(before: Any, after: dict[str, Any]) -> str:
         for name in sorted(set(old) | set(new)):
             delta = new.get(name, 0) - old.get(name, 0)
             if delta:
-                changes.append(f"{delta:+d} {name}{section}")
+                change = f"{delta:+d} {name}"
+                changes.append(_("%(change)s (side)") % {"change": change} if side else change)
     if not changes:
         return ""
-    shown = ", ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
-    return f": {shown}"
+    shown = ", ".join(changes[:8])
+    if len(changes) > 8:
+        return _("%(changes)s and %(count)s more") % {"changes": shown, "count": len(changes) - 8}
+    return shown
+
+
+def _rules(a: dict[str, Any], ctx: Context) -> str:
+    """ "Decklists: Modern, deadline 2026-05-02 10:00 (3 lists checked again)"."""
+    label = DeckFormat(a["format"]).label if a["format"] else _("no decklists")
+    if a.get("deadline"):
+        when = datetime.fromisoformat(str(a["deadline"])).astimezone(ctx.tz)
+        said = _("Decklists: %(format)s, deadline %(when)s") % {
+            "format": label,
+            "when": f"{when:%Y-%m-%d %H:%M}",
+        }
+    elif a["format"]:
+        said = _("Decklists: %(format)s, until round 1 is paired") % {"format": label}
+    else:
+        said = _("Decklists: %(format)s") % {"format": label}
+    again = int(a.get("rechecked") or 0)
+    if not again:
+        return said
+    return ngettext(
+        "%(rules)s (%(count)s list checked again)",
+        "%(rules)s (%(count)s lists checked again)",
+        again,
+    ) % {"rules": said, "count": again}
 
 
 def decklist_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -60,29 +96,34 @@ def decklist_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     event = a["event"]
     if event == "rules":
-        label = DeckFormat(a["format"]).label if a["format"] else "no decklists"
-        if a.get("deadline"):
-            when = datetime.fromisoformat(str(a["deadline"])).astimezone(ctx.tz)
-            deadline = f", deadline {when:%Y-%m-%d %H:%M}"
-        else:
-            deadline = ", until round 1 is paired" if a["format"] else ""
-        again = int(a.get("rechecked") or 0)
-        tail = f" ({again} list{'s' if again != 1 else ''} checked again)" if again else ""
-        return (f"Decklists: {label}{deadline}{tail}",)
+        return (_rules(a, ctx),)
     if event == "publish":
         return (
-            "The top cut's decklists published"
+            _("The top cut's decklists published")
             if a["published"]
-            else "The decklists made private again",
+            else _("The decklists made private again"),
         )
     name, ext = r.players[0]
-    who = Mention(name, ext)
-    facts = f" ({_cards(a)}, {_verdict(a)})"
+    facts = {"player": Mention(name, ext), "cards": _cards(a), "verdict": _verdict(a)}
     if event == "submitted":
-        verb = "updated their decklist" if a.get("replaced") else "registered a decklist"
-        return (who, f" {verb}{facts}")
+        if a.get("replaced"):
+            return fill(_("%(player)s updated their decklist (%(cards)s, %(verdict)s)"), **facts)
+        return fill(_("%(player)s registered a decklist (%(cards)s, %(verdict)s)"), **facts)
     if event == "entered":
-        return ("Decklist entered for ", who, facts)
+        return fill(_("Decklist entered for %(player)s (%(cards)s, %(verdict)s)"), **facts)
     if event == "changed":
-        return ("A judge changed ", who, f"'s registered decklist{_diff(r.before, a)}{facts}")
+        diff = _diff(r.before, a)
+        if diff:
+            return fill(
+                _(
+                    "A judge changed %(player)s's registered decklist: %(changes)s "
+                    "(%(cards)s, %(verdict)s)"
+                ),
+                **facts,
+                changes=diff,
+            )
+        return fill(
+            _("A judge changed %(player)s's registered decklist (%(cards)s, %(verdict)s)"),
+            **facts,
+        )
     raise Unknown(event)

@@ -13,7 +13,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils import dateformat
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
+from tournaments.decklists import messages
 from tournaments.decklists.check import deck_check_order
 from tournaments.decklists.parse import card_key
 from tournaments.decklists.types import CardLookup, Line
@@ -31,9 +35,12 @@ def _when(t: Tournament, at: datetime | None) -> str:
     if at is None:
         return ""
     local = at.astimezone(_zone(t))
-    return (
-        f"{local:%a} {local.day} {local:%b %Y}, {local:%H:%M} ({t.time_zone or settings.TIME_ZONE})"
+    # A format each language orders its own way, with Django's day and month names in
+    # the reader's language.
+    shown = dateformat.format(
+        local, pgettext("a date and time as Django formats it", "D j M Y, H:i")
     )
+    return f"{shown} ({t.time_zone or settings.TIME_ZONE})"
 
 
 def deadline_input(t: Tournament) -> str:
@@ -58,8 +65,27 @@ def parse_deadline(t: Tournament, value: str) -> datetime | None:
 def deadline_text(t: Tournament) -> str:
     """ "until Sat 2 May 2026, 10:00 (Europe/Paris)", or "until round 1 is paired"."""
     if t.decklist_deadline is not None:
-        return f"until {_when(t, t.decklist_deadline)}"
-    return "until round 1 is paired"
+        return _("until %(when)s") % {"when": _when(t, t.decklist_deadline)}
+    return _("until round 1 is paired")
+
+
+def shown_problem(text: str) -> str:
+    """A problem the checks found (stored in English: Decklist.problems) in the reader's
+    language: read back into its template and values (tournaments.decklists.messages)
+    and translated; a text no template makes, as stored."""
+    found = messages.read(text)
+    if found is None:
+        return text
+    template, values = found
+    for key in messages.NESTED & values.keys():
+        values[key] = shown_problem(values[key])
+    if template.plural is not None:
+        return ngettext(template.singular, template.plural, values[template.count]) % values
+    return _(template.singular) % values
+
+
+def shown_problems(problems: list[str]) -> list[str]:
+    return [shown_problem(p) for p in problems]
 
 
 def cards_loaded() -> bool:
@@ -88,6 +114,7 @@ def private_panel(player: Player) -> dict[str, Any]:
         "deadline": deadline_text(t),
         "names_checked": cards_loaded(),
         "decklist": row,
+        "problems": shown_problems(row.problems) if row else [],
         "main_count": counted(row.main) if row else 0,
         "side_count": counted(row.side) if row else 0,
         "text": row.text if row else "",
@@ -131,7 +158,7 @@ def entrants(t: Tournament) -> list[Entrant]:
                 ext,
                 shown,
                 "legal" if row.legal else "illegal",
-                list(row.problems),
+                shown_problems(row.problems),
                 counted(row.main),
                 counted(row.side),
                 _when(t, row.updated_at),
@@ -192,7 +219,7 @@ def _grouped(
     cards: list[list[Any]], section: str, lookup: CardLookup | None
 ) -> list[dict[str, Any]]:
     return [
-        {"type": kind, "count": sum(x.count for x in lines), "lines": lines}
+        {"type": _(kind), "count": sum(x.count for x in lines), "lines": lines}
         for kind, lines in deck_check_order(_lines(cards, section), lookup)
     ]
 
@@ -208,6 +235,7 @@ def deck_check(player: Player, lookup: CardLookup | None, **extra: Any) -> dict[
         "player": player,
         "player_name": names.get(player.external_id, player.name),
         "decklist": row,
+        "problems": shown_problems(row.problems) if row else [],
         "main": _grouped(row.main, "main", lookup) if row else [],
         "side": _grouped(row.side, "side", lookup) if row else [],
         "main_count": counted(row.main) if row else 0,

@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from tournaments.models import (
     DeckCheck,
@@ -47,7 +49,7 @@ def minutes_text(delta: timedelta, *, up: bool) -> str:
     20 s over is 3 min), never 0."""
     seconds = abs(delta.total_seconds())
     whole = -(-seconds // 60) if up else seconds // 60
-    return f"{max(1, int(whole))} min"
+    return _("%(minutes)s min") % {"minutes": max(1, int(whole))}
 
 
 def time_of(round_: Round, extension: int, now: datetime) -> TableTime | None:
@@ -65,8 +67,8 @@ def extension_text(round_: Round, extension: int, now: datetime | None = None) -
         return ""
     found = time_of(round_, extension, now or timezone.now())
     if found is not None and found.ends_at is not None:
-        return f"+{extension} min, ends {hm(found.ends_at)}"
-    return f"+{extension} min"
+        return _("+%(minutes)s min, ends %(at)s") % {"minutes": extension, "at": hm(found.ends_at)}
+    return _("+%(minutes)s min") % {"minutes": extension}
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,18 @@ class StillPlaying:
     def text(self) -> str:
         """ "over by 3 min", or "in its extension: ends 14:35 (4 min left)"."""
         if self.time.over:
-            return f"over by {minutes_text(self.time.remaining, up=False)}"
+            return _("over by %(time)s") % {"time": minutes_text(self.time.remaining, up=False)}
         left = minutes_text(self.time.remaining, up=True)
         if self.time.ends_at is not None:
-            return f"+{self.extension} min: ends {hm(self.time.ends_at)} ({left} left)"
-        return f"+{self.extension} min: {left} left (clock paused)"
+            return _("+%(minutes)s min: ends %(at)s (%(left)s left)") % {
+                "minutes": self.extension,
+                "at": hm(self.time.ends_at),
+                "left": left,
+            }
+        return _("+%(minutes)s min: %(left)s left (clock paused)") % {
+            "minutes": self.extension,
+            "left": left,
+        }
 
 
 def still_playing(
@@ -151,6 +160,19 @@ class FloorTable:
     @property
     def extension(self) -> int:
         return sum(e.minutes for e in self.extensions)
+
+    @property
+    def kind_text(self) -> str:
+        """What a table without a game shows in the Time column: "bye", "loss", ..."""
+        if self.kind == MatchKind.BYE:
+            return pgettext("a match's outcome", "bye")
+        if self.kind == MatchKind.LOSS:
+            return pgettext("a match's outcome", "loss")
+        if self.kind == MatchKind.DOUBLE_LOSS:
+            return pgettext("a match's kind", "double loss")
+        if self.kind == MatchKind.GAME:
+            return pgettext("a match's kind", "game")
+        return self.kind
 
 
 def floor_tables(

@@ -11,22 +11,104 @@ tournaments.pages.audit maps AuditAction.EXTENSION and DECK_CHECK to these.
 
 from __future__ import annotations
 
+import re
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
 from tournaments.pages.audit_parts import at_table as _at_table
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
+
+
+def fill(template: str, **values: Part | int) -> tuple[Part, ...]:
+    """A translated sentence's parts: `template` (gettext's, with named placeholders)
+    filled with `values`, a Mention staying a part of its own (the page links it) where
+    the language's word order puts it."""
+    parts: list[Part] = []
+    text = ""
+    end = 0
+    for found in _PLACEHOLDER.finditer(template):
+        text += template[end : found.start()]
+        end = found.end()
+        if found[0] == "%%":
+            text += "%"
+            continue
+        value = values[found[1]]
+        if isinstance(value, Mention):
+            if text:
+                parts.append(text)
+            parts.append(value)
+            text = ""
+        else:
+            text += str(value)
+    text += template[end:]
+    if text:
+        parts.append(text)
+    return tuple(parts)
 
 
 def _seated(r: Record) -> tuple[Part, ...]:
     """ " (A vs B)" of the table's players as the entry stored them."""
     players = [Mention(name, ext) for name, ext in r.players]
     if len(players) == 2:
-        return (" (", players[0], " vs ", players[1], ")")
+        return (" (", players[0], " " + _("vs") + " ", players[1], ")")
     if players:
         return (" (", players[0], ")")
     return ()
 
 
-def _minutes(n: int) -> str:
-    return f"{n} minute" if n == 1 else f"{n} minutes"
+def _added(minutes: int, total: int, note: str) -> str:
+    """ "5 minutes added (a long ruling; 8 in all)"."""
+    said = {"count": minutes, "total": total, "note": note}
+    if total != minutes and note:
+        return (
+            ngettext(
+                "%(count)s minute added (%(note)s; %(total)s in all)",
+                "%(count)s minutes added (%(note)s; %(total)s in all)",
+                minutes,
+            )
+            % said
+        )
+    if total != minutes:
+        return (
+            ngettext(
+                "%(count)s minute added (%(total)s in all)",
+                "%(count)s minutes added (%(total)s in all)",
+                minutes,
+            )
+            % said
+        )
+    if note:
+        return (
+            ngettext(
+                "%(count)s minute added (%(note)s)", "%(count)s minutes added (%(note)s)", minutes
+            )
+            % said
+        )
+    return ngettext("%(count)s minute added", "%(count)s minutes added", minutes) % said
+
+
+def _taken_back(minutes: int, total: int) -> str:
+    said = {"count": minutes, "total": total}
+    if total:
+        return (
+            ngettext(
+                "extension of %(count)s minute taken back (%(total)s left)",
+                "extension of %(count)s minutes taken back (%(total)s left)",
+                minutes,
+            )
+            % said
+        )
+    return (
+        ngettext(
+            "extension of %(count)s minute taken back",
+            "extension of %(count)s minutes taken back",
+            minutes,
+        )
+        % said
+    )
 
 
 def extension_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -34,18 +116,54 @@ def extension_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     minutes, total = int(a["minutes"]), int(a["total"])
     if a["event"] == "added":
-        note = str(a.get("note") or "")
-        said = f"{note}; " if note else ""
-        tail = f" ({said}{total} in all)" if total != minutes else (f" ({note})" if note else "")
-        return (_at_table(r, ctx), *_seated(r), f": {_minutes(minutes)} added{tail}")
+        said = _added(minutes, total, str(a.get("note") or ""))
+        return (_at_table(r, ctx), *_seated(r), f": {said}")
     if a["event"] == "removed":
-        left = f" ({total} left)" if total else ""
-        return (
-            _at_table(r, ctx),
-            *_seated(r),
-            f": extension of {_minutes(minutes)} taken back{left}",
-        )
+        return (_at_table(r, ctx), *_seated(r), f": {_taken_back(minutes, total)}")
     raise Unknown(a["event"])
+
+
+def _finished(minutes: int, given: int, note: str) -> str:
+    """ "deck check finished after 7 minutes, 7 added to the table (sideboard count
+    checked)"."""
+    said = {"count": minutes, "given": given, "note": note}
+    if given and note:
+        return (
+            ngettext(
+                "deck check finished after %(count)s minute, %(given)s added to the table "
+                "(%(note)s)",
+                "deck check finished after %(count)s minutes, %(given)s added to the table "
+                "(%(note)s)",
+                minutes,
+            )
+            % said
+        )
+    if given:
+        return (
+            ngettext(
+                "deck check finished after %(count)s minute, %(given)s added to the table",
+                "deck check finished after %(count)s minutes, %(given)s added to the table",
+                minutes,
+            )
+            % said
+        )
+    if note:
+        return (
+            ngettext(
+                "deck check finished after %(count)s minute, no time added (result in) (%(note)s)",
+                "deck check finished after %(count)s minutes, no time added (result in) (%(note)s)",
+                minutes,
+            )
+            % said
+        )
+    return (
+        ngettext(
+            "deck check finished after %(count)s minute, no time added (result in)",
+            "deck check finished after %(count)s minutes, no time added (result in)",
+            minutes,
+        )
+        % said
+    )
 
 
 def deck_check_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -53,14 +171,9 @@ def deck_check_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     table (sideboard count checked)"."""
     a = r.after
     if a["event"] == "started":
-        return (_at_table(r, ctx), *_seated(r), ": deck check started")
+        return (_at_table(r, ctx), *_seated(r), ": " + _("deck check started"))
     if a["event"] == "finished":
         minutes, given = int(a["minutes"]), int(a.get("extension") or 0)
-        gave = f", {given} added to the table" if given else ", no time added (result in)"
-        note = f" ({a['note']})" if a.get("note") else ""
-        return (
-            _at_table(r, ctx),
-            *_seated(r),
-            f": deck check finished after {_minutes(minutes)}{gave}{note}",
-        )
+        said = _finished(minutes, given, str(a.get("note") or ""))
+        return (_at_table(r, ctx), *_seated(r), f": {said}")
     raise Unknown(a["event"])

@@ -15,6 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from tournaments.domain import current_round
 from tournaments.infractions import (
@@ -24,6 +25,7 @@ from tournaments.infractions import (
     MATCH_LOSS,
     PENALTY_NAMES,
     SEVERITY,
+    Infraction,
     by_category,
     infraction_name,
 )
@@ -36,14 +38,31 @@ SHOWN_ON_MATCH = (GAME_LOSS, MATCH_LOSS, DISQUALIFICATION)
 
 
 def infraction_label(key: str) -> str:
-    """ "Tardiness (IPG 3.1)"; a key the table no longer knows as stored."""
+    """ "Tardiness (IPG 3.1)", in the reader's language; a key the table no longer
+    knows as stored."""
     found = INFRACTIONS.get(key)
-    return found.label if found is not None else key
+    if found is None:
+        return key
+    return _("%(infraction)s (IPG %(section)s)") % {
+        "infraction": _(found.name),
+        "section": found.section,
+    }
+
+
+def penalty_name(kind: str) -> str:
+    """ "Game Loss", in the reader's language (the IPG's names are English in the
+    table: tournaments.infractions stays pure); a value not known as stored."""
+    return _(PENALTY_NAMES[kind]) if kind in PENALTY_NAMES else kind
+
+
+def shown_infraction_name(key: str) -> str:
+    """The infraction's name in the reader's language; an unknown key as stored."""
+    return _(infraction_name(key)) if key in INFRACTIONS else key
 
 
 def _short(kind: str) -> str:
     """ "Game loss", as a sentence starts with it."""
-    name = PENALTY_NAMES.get(kind, kind)
+    name = penalty_name(kind)
     return name[:1] + name[1:].lower()
 
 
@@ -69,7 +88,10 @@ def match_notes(
         "match_id", "penalty", "infraction", "player__external_id", "player__name"
     ):
         who = names.get(ext, name)
-        notes.setdefault(match_id, []).append(f"{_short(kind)}: {who} ({infraction_name(key)})")
+        notes.setdefault(match_id, []).append(
+            _("%(penalty)s: %(player)s (%(infraction)s)")
+            % {"penalty": _short(kind), "player": who, "infraction": shown_infraction_name(key)}
+        )
     return notes
 
 
@@ -86,7 +108,9 @@ class Choice:
 
     @property
     def label(self) -> str:
-        return f"{self.name} · table {self.table}" if self.table else self.name
+        if not self.table:
+            return self.name
+        return _("%(player)s · table %(table)s") % {"player": self.name, "table": self.table}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +129,22 @@ class Listed:
     upgraded: str  # "upgraded" / "downgraded" from the IPG's default, or ""
     judge: str
     note: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Option:
+    """An infraction as the form's list offers it, its names in the reader's language."""
+
+    key: str
+    name: str
+    section: str
+    default_name: str
+
+    @classmethod
+    def of(cls, infraction: Infraction) -> _Option:
+        return cls(
+            infraction.key, _(infraction.name), infraction.section, _(infraction.default_name)
+        )
 
 
 def _zone(t: Tournament) -> ZoneInfo:
@@ -141,9 +181,9 @@ def entries(t: Tournament, names: dict[str, str], *, player: int | None = None) 
         moved = ""
         if default is not None and p.penalty != default and p.penalty in SEVERITY:
             higher = SEVERITY.index(p.penalty) > SEVERITY.index(default)
-            moved = "upgraded" if higher else "downgraded"
+            moved = _("upgraded") if higher else _("downgraded")
         elif default is None:
-            moved = "upgraded"  # the IPG gives none: any penalty is an upgrade
+            moved = _("upgraded")  # the IPG gives none: any penalty is an upgrade
         out.append(
             Listed(
                 pk=p.pk,
@@ -153,7 +193,7 @@ def entries(t: Tournament, names: dict[str, str], *, player: int | None = None) 
                 player_pk=p.player_id,
                 player=names.get(p.player.external_id, p.player.name),
                 infraction=infraction_label(p.infraction),
-                penalty=PENALTY_NAMES.get(p.penalty, p.penalty),
+                penalty=penalty_name(p.penalty),
                 kind=p.penalty,
                 upgraded=moved,
                 judge=p.judge.get_username() if p.judge else "",
@@ -177,7 +217,7 @@ def screen(
     names = display_names(t)
     choices = player_choices(t, names, table=table)
     listed = entries(t, names, player=player)
-    kinds = [(k, n) for k, n in PENALTY_NAMES.items() if head or k != DISQUALIFICATION]
+    kinds = [(k, penalty_name(k)) for k in PENALTY_NAMES if head or k != DISQUALIFICATION]
     of = None
     if player is not None:
         found = Player.objects.filter(pk=player, tournament=t).values_list("external_id", "name")
@@ -194,7 +234,7 @@ def screen(
         "tournament": t,
         "choices": choices,
         "table": table,
-        "groups": by_category(),
+        "groups": [(_(cat), [_Option.of(i) for i in found]) for cat, found in by_category()],
         "kinds": kinds,
         "head": head,
         "penalties": listed,
@@ -212,7 +252,7 @@ def screen(
 def report(t: Tournament) -> dict[str, Any]:
     """Every penalty of the event, oldest first, with the count of each penalty."""
     listed = list(reversed(entries(t, display_names(t))))
-    counts = [(PENALTY_NAMES[k], sum(1 for e in listed if e.kind == k)) for k in SEVERITY]
+    counts = [(penalty_name(k), sum(1 for e in listed if e.kind == k)) for k in SEVERITY]
     return {
         "tournament": t,
         "penalties": listed,

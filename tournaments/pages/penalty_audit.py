@@ -7,8 +7,42 @@ on the audit log's, and the audit log can take this one function in.
 
 from __future__ import annotations
 
-from tournaments.infractions import DISQUALIFICATION, PENALTY_NAMES, infraction_name
+from django.utils.translation import gettext as _
+
+from tournaments.infractions import (
+    DISQUALIFICATION,
+    GAME_LOSS,
+    INFRACTIONS,
+    MATCH_LOSS,
+    WARNING,
+    infraction_name,
+)
 from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
+from tournaments.pages.floor_audit import fill
+from tournaments.pages.penalties import penalty_name
+
+
+def _received(kind: str) -> str:
+    """ "%(player)s received a Warning for %(infraction)s": one sentence per penalty (the
+    article, and in other languages the verb, depend on it)."""
+    if kind == WARNING:
+        return _("%(player)s received a Warning for %(infraction)s")
+    if kind == GAME_LOSS:
+        return _("%(player)s received a Game Loss for %(infraction)s")
+    if kind == MATCH_LOSS:
+        return _("%(player)s received a Match Loss for %(infraction)s")
+    return _("%(player)s received a %(penalty)s for %(infraction)s")
+
+
+def _where(r: Record, ctx: Context) -> str:
+    """ "Table 4, round 3: " ("Final, table 1: " in the top cut), "" without a table."""
+    if r.round is None or r.table is None:
+        return ""
+    number, table = int(r.round), int(r.table)
+    named = ctx.playoff_rounds.get(number)
+    if named:
+        return _("%(round)s, table %(table)s: ") % {"round": named, "table": table}
+    return _("Table %(table)s, round %(round)s: ") % {"table": table, "round": number}
 
 
 def penalty_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -18,30 +52,38 @@ def penalty_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     name, ext = r.players[0]
     who = Mention(name, ext)
-    kind = PENALTY_NAMES[a["penalty"]]
-    what = str(a.get("infraction_name") or infraction_name(str(a["infraction"])))
-    section = f" (IPG {a['section']})" if a.get("section") else ""
-    where = ""
-    if r.round is not None and r.table is not None:
-        number = int(r.round)
-        named = ctx.playoff_rounds.get(number)
-        where = (
-            f"{named}, table {int(r.table)}: "
-            if named
-            else f"Table {int(r.table)}, round {number}: "
-        )
+    kind = penalty_name(a["penalty"])
+    key = str(a["infraction"])
+    # The name as the IPG table has it now, in the reader's language; else as stored.
+    what = (
+        _(infraction_name(key))
+        if key in INFRACTIONS
+        else str(a.get("infraction_name") or infraction_name(key))
+    )
+    where = _where(r, ctx)
     if a["event"] == "withdrawn":
-        cleared = " (its result cleared)" if a.get("result_cleared") else ""
-        return (f"{where}{kind} for ", who, f" withdrawn ({what}){cleared}")
+        said = (
+            _("%(penalty)s for %(player)s withdrawn (%(infraction)s) (its result cleared)")
+            if a.get("result_cleared")
+            else _("%(penalty)s for %(player)s withdrawn (%(infraction)s)")
+        )
+        return tuple(
+            p for p in (where, *fill(said, penalty=kind, player=who, infraction=what)) if p != ""
+        )
     if a["event"] != "issued":
         raise Unknown(a["event"])
+    if a.get("section"):
+        what = _("%(infraction)s (IPG %(section)s)") % {
+            "infraction": what,
+            "section": a["section"],
+        }
     if a["penalty"] == DISQUALIFICATION:
-        parts: tuple[Part, ...] = (where, who, f" disqualified for {what}{section}")
+        said = _("%(player)s disqualified for %(infraction)s")
     else:
-        article = "an" if kind[0] in "AEIOU" else "a"
-        parts = (where, who, f" received {article} {kind} for {what}{section}")
+        said = _received(a["penalty"])
+    parts: tuple[Part, ...] = (where, *fill(said, player=who, penalty=kind, infraction=what))
     if a.get("result"):
-        parts += (f"; the match conceded {a['result']}",)
+        parts += (_("; the match conceded %(result)s") % {"result": a["result"]},)
     if a.get("note"):
         parts += (f" — “{a['note']}”",)
     return tuple(p for p in parts if p != "")

@@ -31,13 +31,17 @@ from datetime import datetime
 from typing import Any
 
 from django.db import OperationalError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
+from tournaments.decklists import messages
 from tournaments.decklists.check import check_decklist
 from tournaments.decklists.parse import card_key, parse_decklist, parse_dek
 from tournaments.decklists.types import CardLookup, Line, Parsed
 from tournaments.domain import decklists_locked
 from tournaments.models import AuditAction, DeckFormat, Decklist, Entry, Player, Tournament
+from tournaments.pages.decklists import shown_problem
 from tournaments.permissions import can_judge
 from tournaments.services.cards import card_lookup
 from tournaments.services.reports import _shared
@@ -52,14 +56,15 @@ from tournaments.services.writing import (
 
 MAX_UPLOAD_BYTES = 64 * 1024  # a 250-line list is under 10 kB; a .dek under 30 kB
 UPLOAD_SUFFIXES = (".txt", ".dek")
-NO_DECKLISTS = "This event takes no decklists."
-LOCKED = (
+# English, marked: raised translated (the request's language).
+NO_DECKLISTS = gettext_noop("This event takes no decklists.")
+LOCKED = gettext_noop(
     "Decklists are locked: the deadline has passed. Your registered list stays as it is; "
     "to change it, see a judge."
 )
-NOT_STAFF = "Only the event's organizer or its judges enter a list for a player."
-EMPTY = "The list is empty: paste your list, or choose a .txt or .dek file."
-NOT_IN_EVENT = "That player is not in this event."
+NOT_STAFF = gettext_noop("Only the event's organizer or its judges enter a list for a player.")
+EMPTY = gettext_noop("The list is empty: paste your list, or choose a .txt or .dek file.")
+NOT_IN_EVENT = gettext_noop("That player is not in this event.")
 
 
 @dataclass(frozen=True)
@@ -94,21 +99,24 @@ def read_upload(*, name: str, data: bytes) -> str:
     lowered = name.lower()
     if not lowered.endswith(UPLOAD_SUFFIXES):
         raise ServiceError(
-            f"{name!r} is not a decklist file: choose a .txt (text) or .dek (MTGO) file."
+            _("%(name)r is not a decklist file: choose a .txt (text) or .dek (MTGO) file.")
+            % {"name": name}
         )
     if len(data) > MAX_UPLOAD_BYTES:
         raise ServiceError(
-            f"{name!r} is {len(data) // 1024} kB: a decklist file is at most "
-            f"{MAX_UPLOAD_BYTES // 1024} kB."
+            _("%(name)r is %(size)s kB: a decklist file is at most %(most)s kB.")
+            % {"name": name, "size": len(data) // 1024, "most": MAX_UPLOAD_BYTES // 1024}
         )
     if b"\x00" in data:
-        raise ServiceError(f"{name!r} is not a text file: choose the list's .txt or .dek file.")
+        raise ServiceError(
+            _("%(name)r is not a text file: choose the list's .txt or .dek file.") % {"name": name}
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("cp1252", errors="replace")
     if not text.strip():
-        raise ServiceError(f"{name!r} is empty.")
+        raise ServiceError(_("%(name)r is empty.") % {"name": name})
     return text
 
 
@@ -140,31 +148,46 @@ def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Chec
     nothing in it could be read at all; any other problem is stored with the list."""
     if len(text.encode("utf-8", errors="replace")) > MAX_UPLOAD_BYTES:
         raise ServiceError(
-            f"The list is longer than {MAX_UPLOAD_BYTES // 1024} kB: a decklist is at most "
-            "250 lines. Paste only the list."
+            _(
+                "The list is longer than %(most)s kB: a decklist is at most 250 lines. "
+                "Paste only the list."
+            )
+            % {"most": MAX_UPLOAD_BYTES // 1024}
         )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise ServiceError(EMPTY)
+        raise ServiceError(_(EMPTY))
     before: list[str] = []
     if _is_dek(text):
         dek = parse_dek(text)  # never raises: what it cannot read is a problem
         if not dek.main and not dek.side:
-            why = "; ".join(str(p) for p in dek.problems[:3]) or "it holds no cards"
-            raise ServiceError(
-                f"This .dek file could not be used ({why}): export the deck from MTGO "
-                "again, or paste the list as text."
+            why = "; ".join(shown_problem(str(p)) for p in dek.problems[:3]) or _(
+                "it holds no cards"
             )
-        before = [f"in the .dek file: {p}" for p in dek.problems]
+            raise ServiceError(
+                _(
+                    "This .dek file could not be used (%(why)s): export the deck from MTGO "
+                    "again, or paste the list as text."
+                )
+                % {"why": why}
+            )
+        # Stored, so English (a page translates it: pages.decklists.shown_problem).
+        before = [messages.problem_text(messages.DEK_FILE, problem=str(p)) for p in dek.problems]
         text = _as_text(dek)
     parsed = parse_decklist(text)
     if not parsed.main and not parsed.side:
         # Nothing to register: the reason (too many lines, unreadable lines) is the answer.
         if not parsed.problems:
-            raise ServiceError(EMPTY)
-        shown = "; ".join(str(p) for p in parsed.problems[:3])
-        more = f" (and {len(parsed.problems) - 3} more)" if len(parsed.problems) > 3 else ""
-        raise ServiceError(f"No card could be read from this list: {shown}{more}.")
+            raise ServiceError(_(EMPTY))
+        shown = "; ".join(shown_problem(str(p)) for p in parsed.problems[:3])
+        if len(parsed.problems) > 3:
+            raise ServiceError(
+                _("No card could be read from this list: %(problems)s (and %(more)s more).")
+                % {"problems": shown, "more": len(parsed.problems) - 3}
+            )
+        raise ServiceError(
+            _("No card could be read from this list: %(problems)s.") % {"problems": shown}
+        )
     problems = [*before, *(str(p) for p in parsed.problems)]
     for p in check_decklist(parsed, deck_format=deck_format, cards=cards):
         if str(p) not in problems:
@@ -206,7 +229,7 @@ def _event_player(t: Tournament, player: Player | int) -> Player:
         .first()
     )
     if found is None:
-        raise ServiceError(NOT_IN_EVENT)
+        raise ServiceError(_(NOT_IN_EVENT))
     return found
 
 
@@ -251,9 +274,9 @@ def submit_decklist(*, player: Player, text: str, by: Any = None) -> Decklist:
     """
     t = Tournament.objects.get(pk=player.tournament_id)
     if not t.deck_format:
-        raise ServiceError(NO_DECKLISTS)
+        raise ServiceError(_(NO_DECKLISTS))
     if by is not None and not can_judge(by, t):
-        raise ServiceError(NOT_STAFF)
+        raise ServiceError(_(NOT_STAFF))
     cards = card_lookup()
     checked = check_text(text, deck_format=t.deck_format, cards=cards)
     if by is None:
@@ -266,10 +289,10 @@ def submit_decklist(*, player: Player, text: str, by: Any = None) -> Decklist:
 def _submit(w: Write, player: Player, checked: Checked, *, by: Any) -> Decklist:
     t = w.tournament
     if not t.deck_format:
-        raise ServiceError(NO_DECKLISTS)
+        raise ServiceError(_(NO_DECKLISTS))
     locked = decklists_locked(t)
     if by is None and locked:
-        raise ServiceError(LOCKED)
+        raise ServiceError(_(LOCKED))
     who = _event_player(t, player)
     existing = Decklist.objects.filter(player=who).first()
     if (
@@ -316,7 +339,9 @@ def recheck(w: Write, cards: CardLookup | None) -> int:
     changed: list[Decklist] = []
     for row in rows:
         try:
-            checked = check_text(row.text, deck_format=w.tournament.deck_format, cards=cards)
+            # Refusals become a stored problem: English, whoever set the rules.
+            with translation.override("en"):
+                checked = check_text(row.text, deck_format=w.tournament.deck_format, cards=cards)
         except ServiceError as exc:
             checked = Checked(row.text, [], [], [str(exc)], False, cards is not None)
         fields = checked.fields()
@@ -344,9 +369,12 @@ def set_decklist_rules(
     deadline without its time zone."""
     if deck_format not in DeckFormat.values:
         known = ", ".join(label for value, label in DeckFormat.choices if value)
-        raise ServiceError(f"{deck_format!r} is not a format: pick one of {known}.")
+        raise ServiceError(
+            _("%(format)r is not a format: pick one of %(known)s.")
+            % {"format": deck_format, "known": known}
+        )
     if deadline is not None and timezone.is_naive(deadline):
-        raise ServiceError("The deadline needs its time zone.")
+        raise ServiceError(_("The deadline needs its time zone."))
     with writing(tournament, by=by) as w:
         t = w.tournament
         old = {"format": t.deck_format, "deadline": _deadline_text(t.decklist_deadline)}
@@ -375,7 +403,7 @@ def publish_decklists(*, tournament: Tournament, published: bool, by: Any) -> To
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if not t.deck_format and published:
-            raise ServiceError(NO_DECKLISTS)
+            raise ServiceError(_(NO_DECKLISTS))
         if t.decklists_published == published:
             return t
         t.decklists_published = published

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments.domain import current_round
 from tournaments.models import (
@@ -36,6 +38,53 @@ from tournaments.tabletime import EXTENSION_MINUTES, minutes_taken
 NOTE_LENGTH = 200  # TimeExtension.note
 CHECK_NOTE_LENGTH = 300  # DeckCheck.note
 
+# Why a table cannot take what the judge asked, one whole sentence per action (word
+# order differs per language: no verb is slotted into a shared sentence).
+# %(table)s: "Table 4" (or "That match").
+_REFUSALS = {
+    "extend": {
+        "bye": gettext_lazy("%(table)s is a bye: there is no game to extend."),
+        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to extend."),
+        "not_played": gettext_lazy(
+            "%(table)s of round %(round)s is not being played: only tables of the round "
+            "being played can extend."
+        ),
+        "not_played_now": gettext_lazy(
+            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+            "tables of the round being played can extend."
+        ),
+        "reported": gettext_lazy("%(table)s has its result already: nothing left to extend."),
+    },
+    "change its time": {
+        "bye": gettext_lazy("%(table)s is a bye: there is no game to change its time."),
+        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to change its time."),
+        "not_played": gettext_lazy(
+            "%(table)s of round %(round)s is not being played: only tables of the round "
+            "being played can change its time."
+        ),
+        "not_played_now": gettext_lazy(
+            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+            "tables of the round being played can change its time."
+        ),
+        "reported": gettext_lazy(
+            "%(table)s has its result already: nothing left to change its time."
+        ),
+    },
+    "deck check": {
+        "bye": gettext_lazy("%(table)s is a bye: there is no game to deck check."),
+        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to deck check."),
+        "not_played": gettext_lazy(
+            "%(table)s of round %(round)s is not being played: only tables of the round "
+            "being played can deck check."
+        ),
+        "not_played_now": gettext_lazy(
+            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+            "tables of the round being played can deck check."
+        ),
+        "reported": gettext_lazy("%(table)s has its result already: nothing left to deck check."),
+    },
+}
+
 
 @dataclass(frozen=True)
 class Table:
@@ -46,7 +95,10 @@ class Table:
 
     @property
     def label(self) -> str:
-        return f"Table {self.match.table}" if self.match.table is not None else "That match"
+        """ "Table 4" (or "That match"), in the reader's language."""
+        if self.match.table is None:
+            return _("That match")
+        return _("Table %(table)s") % {"table": self.match.table}
 
 
 def _open_table(
@@ -59,42 +111,48 @@ def _open_table(
     playing = current_round(t)
     if match is None:
         if playing is None:
-            raise ServiceError("No round is being played: pair one first.")
+            raise ServiceError(_("No round is being played: pair one first."))
         match = (
             Match.objects.filter(round=playing, table=table).order_by("id").first()
             if table is not None
             else None
         )
         if match is None:
-            raise ServiceError(f"Round {playing.number} has no table {table}.")
+            raise ServiceError(
+                _("Round %(round)s has no table %(table)s.")
+                % {"round": playing.number, "table": table}
+            )
     pk = match if isinstance(match, int) else match.pk
     found = Match.objects.filter(pk=pk, round__tournament=t).select_related("round").first()
     if found is None:
-        raise ServiceError("That table is not in this event (was its round undone?).")
+        raise ServiceError(_("That table is not in this event (was its round undone?)."))
     players = [
         s.player
         for s in Seat.objects.filter(match=found).select_related("player").order_by("position")
     ]
     at = Table(found, players)
+    refusals = _REFUSALS[doing]
+    said = {"table": at.label, "round": found.round.number}
     if found.kind == MatchKind.BYE:
-        raise ServiceError(f"{at.label} is a bye: there is no game to {doing}.")
+        raise ServiceError(str(refusals["bye"]) % said)
     if found.kind != MatchKind.PLAYED or len(players) != 2:
-        raise ServiceError(f"{at.label} is not a two-player match: nothing to {doing}.")
+        raise ServiceError(str(refusals["not_two"]) % said)
     if playing is None or playing.pk != found.round_id:
-        now = f" (round {playing.number} is)" if playing is not None else ""
-        raise ServiceError(
-            f"{at.label} of round {found.round.number} is not being played{now}: "
-            f"only tables of the round being played can {doing}."
-        )
+        if playing is None:
+            raise ServiceError(str(refusals["not_played"]) % said)
+        raise ServiceError(str(refusals["not_played_now"]) % {**said, "now": playing.number})
     if found.reported:
-        raise ServiceError(f"{at.label} has its result already: nothing left to {doing}.")
+        raise ServiceError(str(refusals["reported"]) % said)
     return at
 
 
 def _clean_note(note: str, limit: int) -> str:
     note = " ".join(note.split())
     if len(note) > limit:
-        raise ServiceError(f"Keep the note under {limit} characters ({len(note)} now).")
+        raise ServiceError(
+            _("Keep the note under %(limit)s characters (%(length)s now).")
+            % {"limit": limit, "length": len(note)}
+        )
     return note
 
 
@@ -119,7 +177,10 @@ def add_extension(
     at `table` (a number, as the judge typed it)."""
     low, high = EXTENSION_MINUTES
     if not isinstance(minutes, int) or not low <= minutes <= high:
-        raise ServiceError(f"Add between {low} and {high} minutes to a table at a time.")
+        raise ServiceError(
+            _("Add between %(low)s and %(high)s minutes to a table at a time.")
+            % {"low": low, "high": high}
+        )
     note = _clean_note(note, NOTE_LENGTH)
     with writing(tournament, by=by) as w:
         at = _open_table(w, match, "extend", table=table)
@@ -156,9 +217,9 @@ def remove_extension(
             .first()
         )
         if found is None:
-            raise ServiceError("That extension is not in this event any more.")
+            raise ServiceError(_("That extension is not in this event any more."))
         if found.reason == ExtensionReason.DECK_CHECK:
-            raise ServiceError("A deck check's time stays with its table: it is not taken back.")
+            raise ServiceError(_("A deck check's time stays with its table: it is not taken back."))
         table = _open_table(w, found.match, "change its time")
         minutes = found.minutes
         found.delete()
@@ -221,7 +282,9 @@ def start_deck_check(
     with writing(tournament, by=by) as w:
         table = _open_table(w, match, "deck check", table=table)
         if DeckCheck.objects.filter(match=table.match, finished_at__isnull=True).exists():
-            raise ServiceError(f"{table.label} is being deck checked already.")
+            raise ServiceError(
+                _("%(table)s is being deck checked already.") % {"table": table.label}
+            )
         check = DeckCheck.objects.create(
             tournament=w.tournament,
             match=table.match,
@@ -248,13 +311,16 @@ def finish_deck_check(*, check: DeckCheck | int, by: Any, note: str = "") -> Dec
     pk = check if isinstance(check, int) else check.pk
     event = DeckCheck.objects.filter(pk=pk).values_list("tournament_id", flat=True).first()
     if event is None:
-        raise ServiceError("That deck check is not in this event any more.")
+        raise ServiceError(_("That deck check is not in this event any more."))
     with writing(event, by=by) as w:
         found = DeckCheck.objects.filter(pk=pk).select_related("match__round").first()
         if found is None:
-            raise ServiceError("That deck check is not in this event any more.")
+            raise ServiceError(_("That deck check is not in this event any more."))
         if found.finished_at is not None:
-            raise ServiceError(f"The deck check of table {found.match.table} is finished already.")
+            raise ServiceError(
+                _("The deck check of table %(table)s is finished already.")
+                % {"table": found.match.table}
+            )
         found.finished_at = timezone.now()
         found.note = note
         found.save(update_fields=["finished_at", "note"])

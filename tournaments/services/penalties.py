@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Max
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from tournaments.domain import current_round, walkover_score
 from tournaments.infractions import INFRACTIONS, PENALTY_NAMES, Infraction, infraction_name
@@ -44,15 +46,18 @@ from tournaments.services.results import _seated_match, enter_result
 from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_NOTE = 500  # Penalty.note's max_length
-HEAD_ONLY = "Only the head judge or the organizer disqualifies a player (MTR 1.7)."
+HEAD_ONLY = gettext_noop("Only the head judge or the organizer disqualifies a player (MTR 1.7).")
 
 
 def _infraction(key: str) -> Infraction:
     found = INFRACTIONS.get(key)
     if found is None:
         raise ServiceError(
-            f"{key!r} is not an infraction of the Infraction Procedure Guide: pick one "
-            "from the list."
+            _(
+                "%(key)r is not an infraction of the Infraction Procedure Guide: pick one "
+                "from the list."
+            )
+            % {"key": key}
         )
     return found
 
@@ -62,12 +67,17 @@ def _kind(infraction: Infraction, penalty: str | None) -> str:
     kind = penalty or infraction.penalty
     if kind is None:
         raise ServiceError(
-            f"{infraction.name} carries no penalty (IPG {infraction.section}): there is "
-            "nothing to record. Choose a penalty only to upgrade it."
+            _(
+                "%(infraction)s carries no penalty (IPG %(section)s): there is nothing to "
+                "record. Choose a penalty only to upgrade it."
+            )
+            % {"infraction": _(infraction.name), "section": infraction.section}
         )
     if kind not in PenaltyKind.values:
-        known = ", ".join(PENALTY_NAMES.values())
-        raise ServiceError(f"{kind!r} is not a penalty: pick one of {known}.")
+        known = ", ".join(_(name) for name in PENALTY_NAMES.values())
+        raise ServiceError(
+            _("%(kind)r is not a penalty: pick one of %(known)s.") % {"kind": kind, "known": known}
+        )
     return kind
 
 
@@ -75,7 +85,10 @@ def _note(note: str) -> str:
     # Control characters (a paste from elsewhere) would garble the printed report.
     cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in note).split())
     if len(cleaned) > MAX_NOTE:
-        raise ServiceError(f"The note is {len(cleaned)} characters long: {MAX_NOTE} at most.")
+        raise ServiceError(
+            _("The note is %(length)s characters long: %(most)s at most.")
+            % {"length": len(cleaned), "most": MAX_NOTE}
+        )
     return cleaned
 
 
@@ -83,11 +96,14 @@ def _player(t: Tournament, player: Player | int) -> Player:
     pk = player.pk if isinstance(player, Player) else player
     found = Player.objects.filter(pk=pk, tournament=t, entry=Entry.ACCEPTED).first()
     if found is None:
-        raise ServiceError("That player is not in this event: pick one from its list.")
+        raise ServiceError(_("That player is not in this event: pick one from its list."))
     if found.dropped:
         raise ServiceError(
-            f"{found.name} has dropped from the event (after round "
-            f"{found.dropped_after_round}): a penalty is for a player still in it."
+            _(
+                "%(player)s has dropped from the event (after round %(round)s): a penalty "
+                "is for a player still in it."
+            )
+            % {"player": found.name, "round": found.dropped_after_round}
         )
     return found
 
@@ -102,34 +118,40 @@ def _match_of(t: Tournament, player: Player, match: Match | int | None) -> Match
         pk = match.pk if isinstance(match, Match) else match
         seat = seats.filter(match_id=pk).first()
         if seat is None:
-            raise ServiceError(f"{player.name} does not play in that match.")
+            raise ServiceError(
+                _("%(player)s does not play in that match.") % {"player": player.name}
+            )
         return seat.match
     round_ = current_round(t)
     seat = seats.filter(round=round_).first() if round_ is not None else None
     return seat.match if seat is not None else None
 
 
-def _concedable(player: Player, match: Match | None, what: str) -> Match:
-    """The match a match loss (or a disqualification) enters as lost, or the refusal
-    naming why this match cannot take that result."""
+def _concedable(player: Player, match: Match | None) -> Match:
+    """The match a match loss enters as lost, or the refusal naming why this match
+    cannot take that result."""
+    who = {"player": player.name}
     if match is None:
         raise ServiceError(
-            f"{player.name} has no match in the round being played: a {what} needs one."
+            _("%(player)s has no match in the round being played: a match loss needs one.") % who
         )
     if match.kind == MatchKind.BYE:
-        raise ServiceError(f"{player.name} has a bye this round: a bye takes no {what}.")
+        raise ServiceError(_("%(player)s has a bye this round: a bye takes no match loss.") % who)
     if match.kind == MatchKind.LOSS:
         raise ServiceError(
-            f"{player.name} has no opponent this round (already a loss): nothing to concede."
+            _("%(player)s has no opponent this round (already a loss): nothing to concede.") % who
         )
     if match.kind == MatchKind.GAME:
-        raise ServiceError("A league table's game takes places and scores, not a match loss.")
+        raise ServiceError(_("A league table's game takes places and scores, not a match loss."))
     if match.reported:
         raise ServiceError(
-            f"{player.name}'s match (table {match.table}) already has a result: by IPG 1.1 "
-            "a match loss for a match already over applies to their next match. Issue it "
-            "once that round is paired, or clear this result first if the offense "
-            "happened in this match."
+            _(
+                "%(player)s's match (table %(table)s) already has a result: by IPG 1.1 a "
+                "match loss for a match already over applies to their next match. Issue it "
+                "once that round is paired, or clear this result first if the offense "
+                "happened in this match."
+            )
+            % {**who, "table": match.table}
         )
     return match
 
@@ -140,7 +162,7 @@ def _concede(w: Write, player: Player, match: Match) -> str:
     the penalized player reads it: "0-2"."""
     found, seats = _seated_match(match.pk, w.tournament)
     if len(seats) != 2:
-        raise ServiceError("Only a two-player match takes a match loss.")
+        raise ServiceError(_("Only a two-player match takes a match loss."))
     _walkover(w, found, seats, loser=player.pk)
     won, lost = walkover_score(w.tournament.best_of)
     return score_text([lost, won], 0)
@@ -192,12 +214,12 @@ def issue_penalty(
     with writing(tournament, by=by) as w:
         t = w.tournament
         if kind == PenaltyKind.DISQUALIFICATION and not is_head_judge(by, t):
-            raise ServiceError(HEAD_ONLY)
+            raise ServiceError(_(HEAD_ONLY))
         who = _player(t, player)
         played = _match_of(t, who, match)
         result = None
         if kind == PenaltyKind.MATCH_LOSS:
-            result = _concede(w, who, _concedable(who, played, "match loss"))
+            result = _concede(w, who, _concedable(who, played))
         row = Penalty.objects.create(
             tournament=t,
             player=who,
@@ -269,12 +291,14 @@ def withdraw_penalty(*, tournament: Tournament, penalty: Penalty | int, by: Any)
             .first()
         )
         if row is None:
-            raise ServiceError("That penalty is not in this event (withdrawn already?).")
+            raise ServiceError(_("That penalty is not in this event (withdrawn already?)."))
         if row.penalty == PenaltyKind.DISQUALIFICATION:
             raise ServiceError(
-                "A disqualification is not withdrawn here: the organizer re-admits the "
-                "player on the Players screen and corrects the conceded result on the "
-                "match's form."
+                _(
+                    "A disqualification is not withdrawn here: the organizer re-admits the "
+                    "player on the Players screen and corrects the conceded result on the "
+                    "match's form."
+                )
             )
         cleared = False
         if row.penalty == PenaltyKind.MATCH_LOSS and row.match is not None:
@@ -313,9 +337,12 @@ def _clear_conceded(w: Write, row: Penalty) -> bool:
         return False
     if _last_number(w.tournament) != match.round.number:
         raise ServiceError(
-            f"Round {match.round.number} is no longer the last round paired, and a later "
-            f"pairing counted this result: correct table {match.table}'s result on its "
-            "form first, then withdraw the penalty."
+            _(
+                "Round %(round)s is no longer the last round paired, and a later pairing "
+                "counted this result: correct table %(table)s's result on its form first, "
+                "then withdraw the penalty."
+            )
+            % {"round": match.round.number, "table": match.table}
         )
     enter_result(w, match, seats, wins=None)
     return True

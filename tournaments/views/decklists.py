@@ -19,6 +19,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import clientaddress, live, ratelimit
@@ -49,8 +51,8 @@ def _sent_text(request: HttpRequest) -> str:
         upload = request.FILES.get("file")
     except RequestDataTooBig:
         raise ServiceError(
-            f"The file is too large: a decklist file is at most "
-            f"{services.MAX_UPLOAD_BYTES // 1024} kB."
+            _("The file is too large: a decklist file is at most %(most)s kB.")
+            % {"most": services.MAX_UPLOAD_BYTES // 1024}
         ) from None
     if upload is not None and upload.name:
         if upload.size is not None and upload.size > services.MAX_UPLOAD_BYTES:
@@ -127,9 +129,9 @@ def private_decklist(request: HttpRequest, player: Player, token: str) -> HttpRe
     except ServiceError as exc:
         return _private_answer(request, player, token, status=422, error=str(exc), typed=typed)
     done = (
-        "Your decklist is registered: it is legal."
+        _("Your decklist is registered: it is legal.")
         if row.legal
-        else "Your decklist is registered, with problems to fix: see below."
+        else _("Your decklist is registered, with problems to fix: see below.")
     )
     if not request.htmx:
         messages.success(request, done)
@@ -179,8 +181,11 @@ def rules(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             request,
             tournament,
             status=422,
-            rules_error=f"{typed_deadline!r} is not a date and time: use the date picker, or "
-            "leave it empty for the start of round 1.",
+            rules_error=_(
+                "%(typed)r is not a date and time: use the date picker, or leave it empty "
+                "for the start of round 1."
+            )
+            % {"typed": typed_deadline},
             typed_deadline=typed_deadline,
         )
     try:
@@ -192,9 +197,12 @@ def rules(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             request, tournament, status=422, rules_error=str(exc), typed_deadline=typed_deadline
         )
     if t.deck_format:
-        said = f"Decklists: {DeckFormat(t.deck_format).label}, {pages.deadline_text(t)}."
+        said = _("Decklists: %(format)s, %(deadline)s.") % {
+            "format": DeckFormat(t.deck_format).label,
+            "deadline": pages.deadline_text(t),
+        }
     else:
-        said = "This event takes no decklists."
+        said = _(services.NO_DECKLISTS)
     return _done(request, t, said)
 
 
@@ -204,7 +212,9 @@ def publish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Publish the top cut's lists, or make them private again (published=yes|no)."""
     wanted = request.POST.get("published", "")
     if wanted not in ("yes", "no"):
-        return _screen(request, tournament, status=422, publish_error="Choose to publish or not.")
+        return _screen(
+            request, tournament, status=422, publish_error=_("Choose to publish or not.")
+        )
     try:
         t = services.publish_decklists(
             tournament=tournament, published=wanted == "yes", by=request.user
@@ -212,9 +222,9 @@ def publish(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except ServiceError as exc:
         return _screen(request, tournament, status=422, publish_error=str(exc))
     said = (
-        "The top cut's decklists are public."
+        _("The top cut's decklists are public.")
         if t.decklists_published
-        else "No decklist is public any more."
+        else _("No decklist is public any more.")
     )
     return _done(request, t, said)
 
@@ -292,9 +302,15 @@ def judge_decklist_edit(request: HttpRequest, tournament: Tournament, pk: int) -
         row = services.submit_decklist(player=player, text=_sent_text(request), by=request.user)
     except ServiceError as exc:
         return _check_view(request, tournament, player, status=422, error=str(exc), typed=typed)
-    said = f"{player.name}'s decklist is saved" + (
-        ": it is legal." if row.legal else f", with {len(row.problems)} problem(s)."
-    )
+    if row.legal:
+        said = _("%(player)s's decklist is saved: it is legal.") % {"player": player.name}
+    else:
+        # English says "problem(s)" whatever the count; other languages pick their form.
+        said = ngettext(
+            "%(player)s's decklist is saved, with %(count)s problem(s).",
+            "%(player)s's decklist is saved, with %(count)s problem(s).",
+            len(row.problems),
+        ) % {"player": player.name, "count": len(row.problems)}
     if not request.htmx:
         messages.success(request, said)
         return redirect(reverse("judge_decklist", args=[tournament.slug, pk]))

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments.models import DeckCheck, Match, Player, Tournament
@@ -29,7 +30,7 @@ def _table_number(typed: str) -> int:
     """The table number the judge typed (the service finds it in the round being played)."""
     number = ascii_int(typed.strip())
     if number is None:
-        raise ServiceError("Type a table number.")
+        raise ServiceError(_("Type a table number."))
     return number
 
 
@@ -54,10 +55,18 @@ def _tables(
     )
     if extended is not None:
         row = next((r for r in ctx["extended"] if r.pk == extended.pk), None)
-        ctx["notice"] = f"Table {extended.table}: {row.ends if row else 'time added'}."
+        ctx["notice"] = _added(extended, row)
     ctx.update(extra)
     template = J + ("_tables.html" if request.htmx else "tables.html")
     return render(request, template, ctx, status=status)
+
+
+def _added(match: Match, row: pages.FloorTable | None) -> str:
+    """ "Table 4: +5 min, ends 14:35." (the table's new time), as the judge is told."""
+    return _("Table %(table)s: %(time)s.") % {
+        "table": match.table,
+        "time": row.ends if row else _("time added"),
+    }
 
 
 @judge_required
@@ -81,7 +90,7 @@ def extend(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         number = _table_number(typed["table"])
         minutes = ascii_int(typed["minutes"].strip())
         if minutes is None:
-            raise ServiceError("Say how many minutes to add (1 to 60).")
+            raise ServiceError(_("Say how many minutes to add (1 to 60)."))
         match = services.add_extension(
             tournament=tournament,
             table=number,
@@ -93,7 +102,7 @@ def extend(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         return _tables(request, tournament, status=422, error=str(exc), typed=typed)
     if not request.htmx:
         row = pages.table_row(tournament, match)
-        messages.success(request, f"Table {match.table}: {row.ends if row else 'time added'}.")
+        messages.success(request, _added(match, row))
         return redirect("judge_tables", slug=tournament.slug)
     return _tables(request, tournament, extended=match)
 
@@ -106,7 +115,7 @@ def remove_extension(request: HttpRequest, tournament: Tournament, pk: int) -> H
         services.remove_extension(tournament=tournament, extension=pk, by=request.user)
     except ServiceError as exc:
         return _tables(request, tournament, status=422, error=str(exc))
-    done = "Extension taken back."
+    done = _("Extension taken back.")
     if not request.htmx:
         messages.success(request, done)
         return redirect("judge_tables", slug=tournament.slug)
@@ -131,7 +140,7 @@ def _checks(
         history=services.deck_check_history(player) if player is not None else (),
     )
     if wanted and player is None:
-        extra.setdefault("error", f"No player with the id {wanted!r} in this event.")
+        extra.setdefault("error", _("No player with the id %(id)r in this event.") % {"id": wanted})
         status = 404 if status == 200 else status
     ctx.update(extra)
     template = J + ("_deck_checks.html" if request.htmx else "deck_checks.html")
@@ -157,7 +166,9 @@ def start_check(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         ).match
     except ServiceError as exc:
         return _checks(request, tournament, status=422, error=str(exc), typed_table=typed)
-    done = f"Deck check of table {match.table} started: its clock waits for it."
+    done = _("Deck check of table %(table)s started: its clock waits for it.") % {
+        "table": match.table
+    }
     if not request.htmx:
         messages.success(request, done)
         return redirect("judge_deck_checks", slug=tournament.slug)
@@ -170,7 +181,7 @@ def finish_check(request: HttpRequest, tournament: Tournament, pk: int) -> HttpR
     """The decks go back: the time it took is added to the table."""
     if not DeckCheck.objects.filter(pk=pk, tournament=tournament).exists():
         return _checks(
-            request, tournament, status=422, error="That deck check is not in this event."
+            request, tournament, status=422, error=_("That deck check is not in this event.")
         )
     try:
         check = services.finish_deck_check(
@@ -179,9 +190,15 @@ def finish_check(request: HttpRequest, tournament: Tournament, pk: int) -> HttpR
     except ServiceError as exc:
         return _checks(request, tournament, status=422, error=str(exc))
     given = check.extension.minutes if hasattr(check, "extension") else 0
-    done = f"Deck check of table {check.match.table} finished: " + (
-        f"+{given} min for the table." if given else "its result was in, no time added."
-    )
+    if given:
+        done = _("Deck check of table %(table)s finished: +%(minutes)s min for the table.") % {
+            "table": check.match.table,
+            "minutes": given,
+        }
+    else:
+        done = _("Deck check of table %(table)s finished: its result was in, no time added.") % {
+            "table": check.match.table
+        }
     if not request.htmx:
         messages.success(request, done)
         return redirect("judge_deck_checks", slug=tournament.slug)

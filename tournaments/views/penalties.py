@@ -17,15 +17,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments.infractions import INFRACTIONS, PENALTY_NAMES
 from tournaments.models import Match, PenaltyKind, Tournament
 from tournaments.pages import penalties as pages
 from tournaments.pages.printing import PAPERS, paper_of
 from tournaments.parsing import ascii_int
 from tournaments.permissions import is_head_judge, judge_required
-from tournaments.rules import result_from_side
+from tournaments.rules import score_text
 from tournaments.services.penalties import HEAD_ONLY, issue_penalty, withdraw_penalty
 from tournaments.services.writing import ServiceError
 
@@ -69,18 +69,43 @@ def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def _done(penalty: Any) -> str:
     """What the judge is told: the penalty, and the result it entered, if any, read from
     the penalized player's side ("table 3 entered, Ana Souza loses 0-2")."""
-    name = penalty.player.name
-    said = f"{PENALTY_NAMES[penalty.penalty]} for {name} ({INFRACTIONS[penalty.infraction].name})"
+    said: dict[str, Any] = {
+        "penalty": pages.penalty_name(penalty.penalty),
+        "player": penalty.player.name,
+        "infraction": pages.shown_infraction_name(penalty.infraction),
+    }
+    entered = False
     if penalty.penalty in (PenaltyKind.MATCH_LOSS, PenaltyKind.DISQUALIFICATION) and penalty.match:
         seats = list(penalty.match.seats.order_by("position"))
         mine = next(k for k, s in enumerate(seats) if s.player_id == penalty.player_id)
         match = Match.objects.get(pk=penalty.match_id)
         if match.reported and len(seats) == 2:
-            score = result_from_side(match, seats, mine).split()[-1]  # "loss 0-2"
-            said += f": table {match.table} entered, {name} loses {score}"
+            # "0-2", read from the penalized player's side (their games first).
+            own = seats[mine].games_won or 0
+            theirs = [s.games_won or 0 for k, s in enumerate(seats) if k != mine]
+            score = score_text([own, *theirs], match.draws)
+            said.update(table=match.table, score=score)
+            entered = True
+    # One whole sentence per case: word order differs per language.
     if penalty.penalty == PenaltyKind.DISQUALIFICATION:
-        said += "; dropped from the event"
-    return said + "."
+        if entered:
+            return (
+                _(
+                    "%(penalty)s for %(player)s (%(infraction)s): table %(table)s entered, "
+                    "%(player)s loses %(score)s; dropped from the event."
+                )
+                % said
+            )
+        return _("%(penalty)s for %(player)s (%(infraction)s); dropped from the event.") % said
+    if entered:
+        return (
+            _(
+                "%(penalty)s for %(player)s (%(infraction)s): table %(table)s entered, "
+                "%(player)s loses %(score)s."
+            )
+            % said
+        )
+    return _("%(penalty)s for %(player)s (%(infraction)s).") % said
 
 
 @require_POST
@@ -97,13 +122,14 @@ def issue(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if typed["penalty"] == PenaltyKind.DISQUALIFICATION and not is_head_judge(
         request.user, tournament
     ):
-        raise PermissionDenied(HEAD_ONLY)
+        raise PermissionDenied(_(HEAD_ONLY))
     player = _number(typed["player"])
     error = field = ""
     if player is None:
-        error, field = "Pick the player to penalize (by name, or find their table).", "player"
+        error = _("Pick the player to penalize (by name, or find their table).")
+        field = "player"
     elif not typed["infraction"]:
-        error, field = "Pick the infraction from the list.", "infraction"
+        error, field = _("Pick the infraction from the list."), "infraction"
     else:
         try:
             penalty = issue_penalty(
@@ -133,7 +159,7 @@ def withdraw(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespo
         withdraw_penalty(tournament=tournament, penalty=pk, by=request.user)
     except ServiceError as exc:
         return _screen(request, tournament, status=422, list_error=str(exc))
-    done = "The penalty is withdrawn."
+    done = _("The penalty is withdrawn.")
     if not request.htmx:
         messages.success(request, done)
         return _back(tournament)
