@@ -143,3 +143,38 @@ def test_a_services_refusal_speaks_the_active_language(owner: User) -> None:
 def test_the_login_page_in_japanese(client: Client) -> None:
     said = words(client.get("/accounts/login/", **lang("ja")))
     assert "ユーザー名" in said and "パスワード" in said and "ログイン" in said
+
+
+def test_a_judge_calls_audit_sentences_name_the_caller_in_each_language() -> None:
+    from tournaments.pages.audit_parts import Context, Mention, Record
+    from tournaments.pages.call_audit import call_sentence
+
+    called = Record(
+        action="call", summary="", round=3, table=12,
+        after={"event": "called", "round": 3, "table": 12, "note": "missed trigger",
+               "player": "Ana Souza", "player_id": "p1"},
+    )  # fmt: skip
+    resolved = Record(
+        action="call", summary="", round=5, table=1, by="head",
+        after={"event": "resolved", "round": 5, "table": 1, "resolution": "",
+               "player": "Ana Souza", "player_id": "p1"},
+    )  # fmt: skip
+    cut = Context(playoff_rounds={5: "Final"})
+
+    def said(record: Record, ctx: Context) -> tuple[str, list[Mention]]:
+        parts = call_sentence(record, ctx)
+        text = "".join(p if isinstance(p, str) else p.name for p in parts)
+        return text, [p for p in parts if isinstance(p, Mention)]
+
+    with translation.override("en"):
+        assert said(called, Context())[0] == (
+            "Table 12, round 3: Ana Souza called a judge: 'missed trigger'"
+        )
+        assert said(resolved, cut)[0] == "Table 1, Final: Ana Souza's call resolved by head"
+    with translation.override("fr"):
+        text, mentions = said(called, Context())
+        assert text == "Table 12, ronde 3 : Ana Souza a appelé un arbitre : « missed trigger »"
+        assert mentions == [Mention("Ana Souza", "p1")]
+        assert said(resolved, cut)[0] == "Table 1, Finale : appel de Ana Souza résolu par head"
+    with translation.override("ja"):
+        assert said(called, Context())[0].startswith("12卓、ラウンド3：Ana Souza がジャッジを")
