@@ -178,3 +178,16 @@ def test_a_judge_calls_audit_sentences_name_the_caller_in_each_language() -> Non
         assert said(resolved, cut)[0] == "Table 1, Finale : appel de Ana Souza résolu par head"
     with translation.override("ja"):
         assert said(called, Context())[0].startswith("12卓、ラウンド3：Ana Souza がジャッジを")
+
+
+def test_places_are_written_as_each_language_writes_them() -> None:
+    from tournaments.pages.reports import cut_places, place_words
+
+    written = {"en": "3rd", "fr": "3e", "de": "3.", "es": "3.º", "ja": "3位"}
+    for code, place in written.items():
+        with translation.override(code):
+            assert place_words(3) == place
+    with translation.override("en"):
+        assert cut_places(4) == "5th-8th" and cut_places(1) == "2nd"
+    with translation.override("de"):
+        assert cut_places(4) == "5.-8."

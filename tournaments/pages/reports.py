@@ -13,7 +13,7 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language, pgettext_lazy
+from django.utils.translation import get_language, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from tournaments.domain import (
@@ -53,6 +53,16 @@ def outcome_words(mine: int, theirs: int, draws: int) -> str:
     if mine < theirs:
         return _("you lost %(score)s") % score
     return _("a draw %(score)s") % score
+
+
+def place_words(n: int) -> str:
+    """A place as the reader writes it: "3rd" in English (rules.ordinal, which knows no
+    language), "3e", "3.", "3.º", "3位" in the others, from one pattern each."""
+    if (get_language() or "en").startswith("en"):
+        return ordinal(n)
+    return pgettext(
+        "a place from its number, as in 'finished 3rd' (not used in English)", "%(n)sth"
+    ) % {"n": n}
 
 
 def _in_sentence(label: str) -> str:
@@ -396,8 +406,8 @@ CUT_ROUND_WORDS = {
 def cut_places(matches: int) -> str:
     """The places a loss in a top-cut round of `matches` matches gives: "5th-8th", "2nd"."""
     if matches <= 1:
-        return ordinal(2)
-    return f"{ordinal(matches + 1)}-{ordinal(2 * matches)}"
+        return place_words(2)
+    return f"{place_words(matches + 1)}-{place_words(2 * matches)}"
 
 
 def _elimination(view: EventView, history: list[dict[str, Any]]) -> dict[str, str] | None:
@@ -457,7 +467,7 @@ def player_home(player: Player) -> dict[str, Any]:
         "swiss_only": cut_running and in_cut,  # their record is the Swiss rounds'
         "finished": finished,
         # The bracket's place for the top cut; past it, places are the Swiss ranks.
-        "final_place": ordinal(place) if place else ordinal(rank) if rank else "",
+        "final_place": place_words(place) if place else place_words(rank) if rank else "",
         "dropped": player.dropped_after_round,
         "public_url": reverse("player", kwargs={"slug": t.slug, "pid": player.external_id}),
         "poll": POLL_SECONDS,
