@@ -15,43 +15,83 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
+from django.utils.translation import gettext as _
 
-VERBS = {
-    "claimed": "claimed by",
-    "released": "released by",
-    "head": "handed to the head judge by",
-    "resolved": "resolved by",
-}
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
+from tournaments.templatetags.tourney import round_name
+
+EVENTS = ("claimed", "released", "head", "resolved")
+# Where the caller's name stands in a translated sentence, to be cut out as a Mention
+# (names.clean refuses control characters: no note or name holds it).
+CALLER = "\x00"
 
 
 def _place(r: Record, a: Mapping[str, Any], ctx: Context) -> str:
     number = int(r.round if r.round is not None else a["round"])
     table = r.table if r.table is not None else a["table"]
     if number in ctx.playoff_rounds:
-        return f"Table {table}, {ctx.playoff_rounds[number]}"
-    return f"Table {table}, round {number}"
+        return _("Table %(table)s, %(round)s") % {
+            "table": table,
+            "round": round_name(ctx.playoff_rounds[number]),
+        }
+    return _("Table %(table)s, round %(number)s") % {"table": table, "number": number}
 
 
-def _quoted(text: Any) -> str:
-    return f": '{text}'" if text else ""
+def _parts(text: str, caller: Mention | None) -> tuple[Part, ...]:
+    """The sentence, with the caller's name cut out of it as a Mention."""
+    if caller is None:
+        return (text,)
+    before, _sep, after = text.partition(CALLER)
+    return tuple(p for p in (before, caller, after) if p != "")
+
+
+def _whose_call(event: str, noted: bool, by_player: bool) -> str:
+    """The sentence for a judge's action on a call, the caller's or a judge's own."""
+    if by_player:
+        sentences = {
+            "claimed": _("%(place)s: %(player)s's call claimed by %(by)s"),
+            "released": _("%(place)s: %(player)s's call released by %(by)s"),
+            "head": _("%(place)s: %(player)s's call handed to the head judge by %(by)s"),
+            "resolved": _("%(place)s: %(player)s's call resolved by %(by)s"),
+        }
+        if noted:
+            return _("%(place)s: %(player)s's call resolved by %(by)s: '%(note)s'")
+        return sentences[event]
+    sentences = {
+        "claimed": _("%(place)s: the call claimed by %(by)s"),
+        "released": _("%(place)s: the call released by %(by)s"),
+        "head": _("%(place)s: the call handed to the head judge by %(by)s"),
+        "resolved": _("%(place)s: the call resolved by %(by)s"),
+    }
+    if noted:
+        return _("%(place)s: the call resolved by %(by)s: '%(note)s'")
+    return sentences[event]
 
 
 def call_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
-    """One AuditAction.CALL entry as a sentence (tournaments.pages.audit's renderers)."""
+    """One AuditAction.CALL entry as a sentence (tournaments.pages.audit's renderers), in
+    the reader's language."""
     a = r.after
     event = a["event"]
-    place = f"{_place(r, a, ctx)}: "
-    by = str(a.get("by") or r.by or "a judge")
+    facts = {
+        "place": _place(r, a, ctx),
+        "by": str(a.get("by") or r.by or _("a judge")),
+        "player": CALLER,
+        "note": a.get("note") or "",
+    }
     caller = Mention(str(a["player"]), a.get("player_id")) if a.get("player") else None
     if event == "called":
         if caller is None:
             raise Unknown(event)
-        return (place, caller, f" called a judge{_quoted(a.get('note'))}")
+        if facts["note"]:
+            return _parts(_("%(place)s: %(player)s called a judge: '%(note)s'") % facts, caller)
+        return _parts(_("%(place)s: %(player)s called a judge") % facts, caller)
     if event == "opened":
-        return (f"{place}{by} opened a call{_quoted(a.get('note'))}",)
-    if event not in VERBS:
+        if facts["note"]:
+            return (_("%(place)s: %(by)s opened a call: '%(note)s'") % facts,)
+        return (_("%(place)s: %(by)s opened a call") % facts,)
+    if event not in EVENTS:
         raise Unknown(event)
-    said = _quoted(a.get("resolution")) if event == "resolved" else ""
-    whose: tuple[Part, ...] = (caller, "'s call") if caller is not None else ("the call",)
-    return (place, *whose, f" {VERBS[event]} {by}{said}")
+    noted = event == "resolved" and bool(a.get("resolution"))
+    facts["note"] = a.get("resolution") or ""
+    return _parts(_whose_call(event, noted, caller is not None) % facts, caller)

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from tournaments.domain import current_round, round_label
 from tournaments.models import (
@@ -51,26 +52,64 @@ def table_now(t: Tournament, player: Player) -> tuple[Round, int] | None:
 
 
 def call_words(call: JudgeCall) -> str:
-    """What a player's page says of a call."""
-    where = f"table {call.table}" if call.table is not None else "your table"
+    """What a player's page says of a call, in the request's language."""
+    table = {"table": call.table}
     if call.state == CallState.OPEN:
-        return f"Waiting for a judge ({where})"
+        if call.table is None:
+            return _("Waiting for a judge (your table)")
+        return _("Waiting for a judge (table %(table)s)") % table
     if call.state == CallState.RESOLVED:
-        who = f" by {call.judge.get_username()}" if call.judge is not None else ""
-        return f"Resolved{who}"
+        if call.judge is None:
+            return _("Resolved")
+        return _("Resolved by %(judge)s") % {"judge": call.judge.get_username()}
     if call.judge is not None:
-        return f"A judge is on the way: {call.judge.get_username()}"
-    return f"Handed to the head judge: waiting for them ({where})"
+        return _("A judge is on the way: %(judge)s") % {"judge": call.judge.get_username()}
+    if call.table is None:
+        return _("Handed to the head judge: waiting for them (your table)")
+    return _("Handed to the head judge: waiting for them (table %(table)s)") % table
+
+
+def call_state_words(call: JudgeCall) -> str:
+    """call_words as it reads inside a sentence ("A judge is called for your table
+    already (by you): waiting for a judge (table 4)."): in English all lower case, the
+    judge's name too, as it always read; each its own message, so that a language that
+    keeps its capitals (German nouns) writes them."""
+    table = {"table": call.table}
+    judge = {"judge": call.judge.get_username().lower() if call.judge is not None else ""}
+    if call.state == CallState.OPEN:
+        if call.table is None:
+            return _("waiting for a judge (your table)")
+        return _("waiting for a judge (table %(table)s)") % table
+    if call.state == CallState.RESOLVED:
+        if call.judge is None:
+            return _("resolved")
+        return _("resolved by %(judge)s") % judge
+    if call.judge is not None:
+        return _("a judge is on the way: %(judge)s") % judge
+    if call.table is None:
+        return _("handed to the head judge: waiting for them (your table)")
+    return _("handed to the head judge: waiting for them (table %(table)s)") % table
+
+
+def state_label(state: str) -> str:
+    """A call's state as CallState names it ("Handed to the head judge"), translated."""
+    labels = {
+        CallState.OPEN: _("Waiting for a judge"),
+        CallState.CLAIMED: _("A judge is on the way"),
+        CallState.HEAD: _("Handed to the head judge"),
+        CallState.RESOLVED: _("Resolved"),
+    }
+    return labels.get(state, str(state))
 
 
 def waited(since: datetime, now: datetime) -> str:
     """ "just now", "4 min", "1 h 12 min": how long a call has waited."""
     minutes = max(0, int((now - since).total_seconds() // 60))
     if minutes < 1:
-        return "just now"
+        return _("just now")
     if minutes < 60:
-        return f"{minutes} min"
-    return f"{minutes // 60} h {minutes % 60} min"
+        return _("%(minutes)s min") % {"minutes": minutes}
+    return _("%(hours)s h %(minutes)s min") % {"hours": minutes // 60, "minutes": minutes % 60}
 
 
 def player_call(player: Player) -> dict[str, Any]:
@@ -115,8 +154,8 @@ def _seated(t: Tournament, calls: Iterable[JudgeCall]) -> dict[tuple[int, int], 
     for number, table, name, ext in (
         Seat.objects.filter(
             round__tournament=t,
-            round__number__in={n for n, _ in keys},
-            match__table__in={table for _, table in keys},
+            round__number__in={n for n, _table in keys},
+            match__table__in={table for _number, table in keys},
         )
         .order_by("match_id", "position")
         .values_list("round__number", "match__table", "player__name", "player__external_id")

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from tournaments.domain import (
     current_round,
     entries_counted,
@@ -18,9 +21,11 @@ from tournaments.models import Entry, Player, Seat, Status, Tournament
 from tournaments.pages.event import display_names
 
 ENTRY_TEXT = {
-    Entry.ACCEPTED: "Entry accepted: you are registered.",
-    Entry.PENDING: "Your entry waits for the organizer's approval.",
-    Entry.REJECTED: "The organizer did not accept your entry. Ask them if this is a mistake.",
+    Entry.ACCEPTED: gettext_lazy("Entry accepted: you are registered."),
+    Entry.PENDING: gettext_lazy("Your entry waits for the organizer's approval."),
+    Entry.REJECTED: gettext_lazy(
+        "The organizer did not accept your entry. Ask them if this is a mistake."
+    ),
 }
 
 
@@ -31,7 +36,7 @@ def registration_form(t: Tournament) -> dict[str, Any]:
     cap = t.registration_cap
     left = None if cap is None else max(cap - count, 0)
     if closed is None and left == 0:
-        closed = f"Registration is full ({cap} players): ask the organizer."
+        closed = _("Registration is full (%(cap)s players): ask the organizer.") % {"cap": cap}
     return {
         "tournament": t,
         "closed": closed,

@@ -13,6 +13,8 @@ from typing import Any
 
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language, pgettext, pgettext_lazy
+from django.utils.translation import gettext as _
 
 from tournaments.domain import (
     current_round,
@@ -36,6 +38,7 @@ from tournaments.pages import public
 from tournaments.pages.common import POLL_SECONDS
 from tournaments.pages.event import EventView, StoredStanding, display_names, event_view
 from tournaments.rules import ordinal, score_text
+from tournaments.templatetags.tourney import round_name
 
 # A report still unanswered after this long is flagged for the organizer: opponents
 # confirm at the table within a minute or two, so five minutes means one of them left.
@@ -44,12 +47,29 @@ ONE_SIDED_MINUTES = 5
 
 def outcome_words(mine: int, theirs: int, draws: int) -> str:
     """ "you won 2-1", "you lost 0-2", "a draw 1-1-1", from the reader's side."""
-    score = score_text([mine, theirs], draws)
+    score = {"score": score_text([mine, theirs], draws)}
     if mine > theirs:
-        return f"you won {score}"
+        return _("you won %(score)s") % score
     if mine < theirs:
-        return f"you lost {score}"
-    return f"a draw {score}"
+        return _("you lost %(score)s") % score
+    return _("a draw %(score)s") % score
+
+
+def place_words(n: int) -> str:
+    """A place as the reader writes it: "3rd" in English (rules.ordinal, which knows no
+    language), "3e", "3.", "3.º", "3位" in the others, from one pattern each."""
+    if (get_language() or "en").startswith("en"):
+        return ordinal(n)
+    return pgettext(
+        "a place from its number, as in 'finished 3rd' (not used in English)", "%(n)sth"
+    ) % {"n": n}
+
+
+def _in_sentence(label: str) -> str:
+    """A top-cut round's name inside a sentence ("not paired in semifinals"): lower case in
+    English, as it always read; other languages keep the translated name as it is."""
+    name = round_name(label)
+    return name.lower() if (get_language() or "en").startswith("en") else name
 
 
 def report_score(report: Report) -> str:
@@ -114,7 +134,7 @@ def _own_claims(report: Report, me: int, opponent: Player) -> list[dict[str, Any
         mine, theirs = own_side(claim[:2], me)
         out.append(
             {
-                "who": opponent.name if by_opponent else "You",
+                "who": opponent.name if by_opponent else _("You"),
                 "own": not by_opponent,
                 "mine": mine,
                 "theirs": theirs,
@@ -149,23 +169,35 @@ def player_panel(player: Player) -> dict[str, Any]:
     round_ = current_round(t) if t.status != "finished" else None
     if round_ is None:
         ctx["reason"] = (
-            "The event is finished." if t.status == "finished" else "No round is paired yet."
+            _("The event is finished.") if t.status == "finished" else _("No round is paired yet.")
         )
         return ctx
-    ctx["round_label"] = round_label(round_)
+    ctx["round_label"] = round_label(round_)  # English: the template translates it
     seats = _seats_of(player, round_)
     if not seats:
-        ctx["reason"] = f"You are not paired in {ctx['round_label'].lower()}."
+        if round_.playoff:
+            ctx["reason"] = _("You are not paired in %(round)s.") % {
+                "round": _in_sentence(ctx["round_label"])
+            }
+        else:
+            ctx["reason"] = _("You are not paired in round %(number)s.") % {"number": round_.number}
         return ctx
     match = seats[0].match
     seats = [s for s in seats if s.match_id == match.pk]  # a league round: their first table
     for seat in seats:
         seat.match = match
     if match.kind == MatchKind.BYE:
-        ctx["reason"] = f"You have a bye in {ctx['round_label'].lower()}: nothing to report."
+        if round_.playoff:
+            ctx["reason"] = _("You have a bye in %(round)s: nothing to report.") % {
+                "round": _in_sentence(ctx["round_label"])
+            }
+        else:
+            ctx["reason"] = _("You have a bye in round %(number)s: nothing to report.") % {
+                "number": round_.number
+            }
         return ctx
     if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
-        ctx["reason"] = "This match has no result to report."
+        ctx["reason"] = _("This match has no result to report.")
         return ctx
     match.seat_list = seats  # type: ignore[attr-defined]
     me = next(k for k, s in enumerate(seats) if s.player_id == player.pk)
@@ -200,13 +232,13 @@ def player_panel(player: Player) -> dict[str, Any]:
         mine, theirs = own_side(wins, me)
         ctx["mode"] = "done"
         if match.kind == MatchKind.DOUBLE_LOSS:
-            ctx["result_words"] = "a double loss"
+            ctx["result_words"] = _("a double loss")
         else:
             ctx["result_words"] = outcome_words(mine, theirs, match.draws)
         if report is not None and report.state == ReportState.CONFIRMED:
-            ctx["result_by"] = "confirmed by both players"
+            ctx["result_by"] = _("confirmed by both players")
         else:
-            ctx["result_by"] = "entered by the organizer"
+            ctx["result_by"] = _("entered by the organizer")
         return ctx
     if report is None or not report_open(match, report):
         ctx["mode"] = "form"  # nothing reported, or the organizer cleared the result
@@ -239,7 +271,9 @@ def drop_panel(player: Player) -> dict[str, Any]:
         "dropped_after_round": player.dropped_after_round,
         "by_player": player.dropped_by_player,
         "after_round": number,
-        "when": f"after round {number}" if number else "before round 1",
+        "when": (
+            _("after round %(number)s") % {"number": number} if number else _("before round 1")
+        ),
         "cut": cut_drop(t, player),  # what a drop during the top cut concedes
     }
 
@@ -274,20 +308,26 @@ def _reports(round_: Round) -> list[Report]:
 
 
 def _note(r: Report, shown: Mapping[str, str] | None = None) -> str:
+    """ "Ana reported 2-1, Ben disputed", in the request's language."""
     shown = shown or {}
-    said = f"{shown.get(r.reporter.external_id, r.reporter.name)} reported {report_score(r)}"
-    answer = (
-        shown.get(r.answered_by.external_id, r.answered_by.name)
-        if r.answered_by
-        else "the opponent"
-    )
+    facts = {
+        "reporter": shown.get(r.reporter.external_id, r.reporter.name),
+        "score": report_score(r),
+        "answerer": (
+            shown.get(r.answered_by.external_id, r.answered_by.name) if r.answered_by else ""
+        ),
+    }
     if r.state == ReportState.DISPUTED:
-        return f"{said}, {answer} disputed"
+        if r.answered_by:
+            return _("%(reporter)s reported %(score)s, %(answerer)s disputed") % facts
+        return _("%(reporter)s reported %(score)s, the opponent disputed") % facts
     if r.state == ReportState.CONFIRMED:
-        return f"{said}, confirmed by {answer}"
+        if r.answered_by:
+            return _("%(reporter)s reported %(score)s, confirmed by %(answerer)s") % facts
+        return _("%(reporter)s reported %(score)s, confirmed by the opponent") % facts
     if r.state == ReportState.OVERRIDDEN:
-        return f"{said}; the organizer's entry stands"
-    return f"{said}, not yet confirmed"
+        return _("%(reporter)s reported %(score)s; the organizer's entry stands") % facts
+    return _("%(reporter)s reported %(score)s, not yet confirmed") % facts
 
 
 def _flagged(r: Report, now: Any) -> bool:
@@ -312,7 +352,7 @@ def to_check(round_: Round) -> list[dict[str, Any]]:
                     "match": r.match,
                     "pk": r.match_id,
                     "table": r.match.table,
-                    "names": " vs ".join(
+                    "names": f" {_('vs')} ".join(
                         shown.get(s.player.external_id, s.player.name)
                         for s in r.match.seat_list  # type: ignore[attr-defined]
                     ),
@@ -356,14 +396,18 @@ def organizer_panel(round_: Round | None) -> dict[str, Any]:
 # --- The player's home: the top of their private page ----------------------------------
 
 # A top-cut round by its matches, as a sentence names it ("eliminated in the quarterfinal").
-CUT_ROUND_WORDS = {4: "quarterfinal", 2: "semifinal", 1: "final"}
+CUT_ROUND_WORDS = {
+    4: pgettext_lazy("eliminated in the ...", "quarterfinal"),
+    2: pgettext_lazy("eliminated in the ...", "semifinal"),
+    1: pgettext_lazy("eliminated in the ...", "final"),
+}
 
 
 def cut_places(matches: int) -> str:
     """The places a loss in a top-cut round of `matches` matches gives: "5th-8th", "2nd"."""
     if matches <= 1:
-        return ordinal(2)
-    return f"{ordinal(matches + 1)}-{ordinal(2 * matches)}"
+        return place_words(2)
+    return f"{place_words(matches + 1)}-{place_words(2 * matches)}"
 
 
 def _elimination(view: EventView, history: list[dict[str, Any]]) -> dict[str, str] | None:
@@ -378,7 +422,11 @@ def _elimination(view: EventView, history: list[dict[str, Any]]) -> dict[str, st
             round_id = h["round_id"]
             matches = sum(1 for s in view.seating.seats_of.values() if s[0].round_id == round_id)
             return {
-                "round": CUT_ROUND_WORDS.get(matches, f"round of {2 * matches}"),
+                "round": str(
+                    CUT_ROUND_WORDS.get(matches)
+                    or pgettext_lazy("eliminated in the ...", "round of %(players)s")
+                    % {"players": 2 * matches}
+                ),
                 "places": cut_places(matches),
             }
     return None
@@ -419,7 +467,7 @@ def player_home(player: Player) -> dict[str, Any]:
         "swiss_only": cut_running and in_cut,  # their record is the Swiss rounds'
         "finished": finished,
         # The bracket's place for the top cut; past it, places are the Swiss ranks.
-        "final_place": ordinal(place) if place else ordinal(rank) if rank else "",
+        "final_place": place_words(place) if place else place_words(rank) if rank else "",
         "dropped": player.dropped_after_round,
         "public_url": reverse("player", kwargs={"slug": t.slug, "pid": player.external_id}),
         "poll": POLL_SECONDS,

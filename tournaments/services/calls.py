@@ -27,6 +27,8 @@ from typing import Any
 
 from django.db import OperationalError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from tournaments import names, ratelimit
 from tournaments.domain import current_round, round_label
@@ -43,10 +45,11 @@ from tournaments.models import (
     Status,
     Tournament,
 )
-from tournaments.pages.calls import AT_A_TABLE, OPEN_STATES, call_words
+from tournaments.pages.calls import AT_A_TABLE, OPEN_STATES, call_state_words, state_label
 from tournaments.permissions import is_head_judge
 from tournaments.services import push
 from tournaments.services.writing import BUSY, ServiceError, Write, is_busy, store_audit
+from tournaments.templatetags.tourney import round_name
 
 NOTE_MAX = 200  # JudgeCall.note, .resolution
 
@@ -55,13 +58,11 @@ NOTE_MAX = 200  # JudgeCall.note, .resolution
 CALL_TOKEN_LIMIT = 5
 CALL_WINDOW_SECONDS = 600
 
-EVENT_FINISHED = "The event is finished: judge calls are closed."
-NOT_STARTED = "No round is being played: judge calls open once the round is paired."
-NO_TABLE = "You have no table in {round}: find a judge on the floor or at the desk."
-DROPPED = "You have dropped from the event: find a judge on the floor or at the desk."
-NOT_IN_EVENT = "You are not in this event."
-RESOLVED = "This call is resolved already ({who})."
-HEAD_ONLY = "This call was handed to the head judge: only the head judge or the organizer {what}."
+# Refusals, in English here and translated where they are raised (the request's language).
+EVENT_FINISHED = gettext_noop("The event is finished: judge calls are closed.")
+NOT_STARTED = gettext_noop("No round is being played: judge calls open once the round is paired.")
+DROPPED = gettext_noop("You have dropped from the event: find a judge on the floor or at the desk.")
+NOT_IN_EVENT = gettext_noop("You are not in this event.")
 
 
 class AlreadyCalled(ServiceError):
@@ -78,9 +79,16 @@ class TooManyCalls(ServiceError):
     def __init__(self, refused: ratelimit.Refused) -> None:
         minutes = -(-refused.retry_after_s // 60)
         super().__init__(
-            f"Too many judge calls from this link (at most {CALL_TOKEN_LIMIT} in "
-            f"{CALL_WINDOW_SECONDS // 60} minutes): wait {minutes} minute"
-            f"{'s' if minutes != 1 else ''}, then call again, or find a judge on the floor."
+            ngettext(
+                "Too many judge calls from this link (at most %(limit)s in %(window)s "
+                "minutes): wait %(minutes)s minute, then call again, or find a judge on the "
+                "floor.",
+                "Too many judge calls from this link (at most %(limit)s in %(window)s "
+                "minutes): wait %(minutes)s minutes, then call again, or find a judge on the "
+                "floor.",
+                minutes,
+            )
+            % {"limit": CALL_TOKEN_LIMIT, "window": CALL_WINDOW_SECONDS // 60, "minutes": minutes}
         )
         self.refused = refused
 
@@ -115,9 +123,9 @@ def _calling(tournament_id: int, by: Any = None) -> Iterator[Write]:
         with transaction.atomic():
             t = share_tournament(tournament_id)
             if t is None:
-                raise ServiceError("That event no longer exists.")
+                raise ServiceError(_("That event no longer exists."))
             if t.status == Status.FINISHED:
-                raise ServiceError(EVENT_FINISHED)
+                raise ServiceError(_(EVENT_FINISHED))
             w = Write(t, by)
             yield w
             store_audit(w)
@@ -127,8 +135,39 @@ def _calling(tournament_id: int, by: Any = None) -> Iterator[Write]:
         raise
 
 
-def _round_words(round_: Round) -> str:
-    return round_label(round_).lower() if not round_.playoff else f"the {round_label(round_)}"
+def _no_table(round_: Round) -> str:
+    """ "You have no table in round 4: ...", or in the top cut "... in the Semifinals: ..."."""
+    if round_.playoff:
+        return _(
+            "You have no table in the %(round)s: find a judge on the floor or at the desk."
+        ) % {"round": round_name(round_label(round_))}
+    return _("You have no table in round %(number)s: find a judge on the floor or at the desk.") % {
+        "number": round_.number
+    }
+
+
+def _no_such_table(round_: Round, table: int) -> str:
+    """ "There is no table 40 in round 4." (in the top cut "... in the Final.")."""
+    if round_.playoff:
+        return _("There is no table %(table)s in the %(round)s.") % {
+            "table": table,
+            "round": round_name(round_label(round_)),
+        }
+    return _("There is no table %(table)s in round %(number)s.") % {
+        "table": table,
+        "number": round_.number,
+    }
+
+
+def _already_called(call: JudgeCall, by_you: bool) -> str:
+    """The answer to a second call for a table: who called, and where that call stands
+    (pages.calls.call_words, lower case as it reads inside the sentence)."""
+    state = call_state_words(call)
+    if by_you:
+        return _("A judge is called for your table already (by you): %(state)s.") % {"state": state}
+    return _("A judge is called for your table already (by your table): %(state)s.") % {
+        "state": state
+    }
 
 
 def _table_seats(t: Tournament, round_: Round, table: int) -> tuple[Match, list[Seat]] | None:
@@ -226,25 +265,20 @@ def call_judge(*, player: Player, note: str = "") -> JudgeCall:
     with _calling(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None or found.entry != Entry.ACCEPTED:
-            raise ServiceError(NOT_IN_EVENT)
+            raise ServiceError(_(NOT_IN_EVENT))
         if found.dropped:
-            raise ServiceError(DROPPED)
+            raise ServiceError(_(DROPPED))
         round_ = current_round(w.tournament)
         if round_ is None:
-            raise ServiceError(NOT_STARTED)
+            raise ServiceError(_(NOT_STARTED))
         seat = Seat.objects.filter(round=round_, player=found).select_related("match").first()
         if seat is None or seat.match.table is None or seat.match.kind not in AT_A_TABLE:
-            raise ServiceError(NO_TABLE.format(round=_round_words(round_)))
+            raise ServiceError(_no_table(round_))
         table = seat.match.table
         _lock_table(seat.match_id)
         existing = _open_at(w.tournament, round_.number, table)
         if existing is not None:
-            who = "you" if existing.player_id == found.pk else "your table"
-            raise AlreadyCalled(
-                f"A judge is called for your table already (by {who}): "
-                f"{call_words(existing).lower()}.",
-                existing,
-            )
+            raise AlreadyCalled(_already_called(existing, existing.player_id == found.pk), existing)
         call = JudgeCall.objects.create(
             tournament=w.tournament, player=found, round_number=round_.number, table=table,
             note=note,
@@ -262,15 +296,16 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
     with _calling(tournament.pk, by) as w:
         round_ = current_round(w.tournament)
         if round_ is None:
-            raise ServiceError(NOT_STARTED)
+            raise ServiceError(_(NOT_STARTED))
         at_table = _table_seats(w.tournament, round_, table)
         if at_table is None:
-            raise ServiceError(f"There is no table {table} in {_round_words(round_)}.")
+            raise ServiceError(_no_such_table(round_, table))
         _lock_table(at_table[0].pk)
         existing = _open_at(w.tournament, round_.number, table)
         if existing is not None:
             raise AlreadyCalled(
-                f"Table {table} has an open call already ({existing.get_state_display()}).",
+                _("Table %(table)s has an open call already (%(state)s).")
+                % {"table": table, "state": state_label(existing.state)},
                 existing,
             )
         call = JudgeCall.objects.create(
@@ -293,14 +328,18 @@ def _locked_call(w: Write, call: JudgeCall | int) -> JudgeCall:
         .values_list("pk", flat=True)
     )
     if not locked:
-        raise ServiceError("That call is not one of this event's.")
+        raise ServiceError(_("That call is not one of this event's."))
     return JudgeCall.objects.select_related("judge", "player").get(pk=pk)
 
 
 def _not_resolved(call: JudgeCall) -> None:
     if call.state == CallState.RESOLVED:
-        who = f"by {_judge_name(call.judge)}" if call.judge is not None else "by a judge"
-        raise ServiceError(RESOLVED.format(who=who))
+        if call.judge is not None:
+            raise ServiceError(
+                _("This call is resolved already (by %(judge)s).")
+                % {"judge": _judge_name(call.judge)}
+            )
+        raise ServiceError(_("This call is resolved already (by a judge)."))
 
 
 def _tournament_id(call: JudgeCall | int, tournament: Tournament | None) -> int:
@@ -310,7 +349,7 @@ def _tournament_id(call: JudgeCall | int, tournament: Tournament | None) -> int:
         return call.tournament_id
     found = JudgeCall.objects.filter(pk=call).values_list("tournament_id", flat=True).first()
     if found is None:
-        raise ServiceError("That call is not one of this event's.")
+        raise ServiceError(_("That call is not one of this event's."))
     return found
 
 
@@ -325,9 +364,16 @@ def claim_call(
         if found.judge_id == by.pk:
             return found  # theirs already: a second tap changes nothing
         if found.judge is not None:
-            raise ServiceError(f"{_judge_name(found.judge)} has this call already.")
+            raise ServiceError(
+                _("%(judge)s has this call already.") % {"judge": _judge_name(found.judge)}
+            )
         if found.state == CallState.HEAD and not is_head_judge(by, w.tournament):
-            raise ServiceError(HEAD_ONLY.format(what="takes it"))
+            raise ServiceError(
+                _(
+                    "This call was handed to the head judge: only the head judge or the "
+                    "organizer takes it."
+                )
+            )
         found.judge, found.claimed_at = by, timezone.now()
         if found.state == CallState.OPEN:
             found.state = CallState.CLAIMED
@@ -348,7 +394,10 @@ def release_call(
         if found.judge is None:
             return found  # nobody has it
         if found.judge_id != by.pk and not is_head_judge(by, w.tournament):
-            raise ServiceError(f"{_judge_name(found.judge)} has this call: only they release it.")
+            raise ServiceError(
+                _("%(judge)s has this call: only they release it.")
+                % {"judge": _judge_name(found.judge)}
+            )
         before = _judge_name(found.judge)
         found.judge, found.claimed_at = None, None
         if found.state == CallState.CLAIMED:
@@ -390,7 +439,12 @@ def resolve_call(
             return found  # resolved twice by the same judge: nothing changes
         _not_resolved(found)
         if found.state == CallState.HEAD and not is_head_judge(by, w.tournament):
-            raise ServiceError(HEAD_ONLY.format(what="resolves it"))
+            raise ServiceError(
+                _(
+                    "This call was handed to the head judge: only the head judge or the "
+                    "organizer resolves it."
+                )
+            )
         handed = found.state == CallState.HEAD
         found.state, found.judge = CallState.RESOLVED, by
         found.resolved_at, found.resolution = timezone.now(), resolution

@@ -17,6 +17,8 @@ from typing import Any
 
 from django.db.models import Case, F, PositiveIntegerField, When
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 from scoring.engine.ranking import draw_key
 from scoring.models import Standing
@@ -35,7 +37,11 @@ from tournaments.tokens import new_token, token_hash
 MAX_NAME = 200  # Player.name's max_length
 MAX_CONTACT = 200  # Player.contact's max_length
 
+# The end of the namesake's refusal, as tests quote it (the refusal is one translated
+# sentence: register_self).
 DUPLICATE = "already registered: ask the organizer if that is you"
+# The fields _clean_text checks, as its refusals name them.
+FIELD_WORDS = {"contact": pgettext_lazy("a registration field, in a sentence", "contact")}
 # The word a player adds to a name already taken ("Lyon" in "Alex Martin (Lyon)").
 MAX_SUFFIX = 40
 
@@ -64,12 +70,20 @@ def _clean_text(value: str, *, field: str, maximum: int, required: bool) -> str:
     """Whitespace collapsed; control characters refused (PostgreSQL refuses NUL, and a
     name with a line break or an escape code would garble every printed list)."""
     text = " ".join(value.split())
+    word = FIELD_WORDS.get(field, field)
     if required and not text:
-        raise FieldRefused(f"Give your {field}.", field=field)
+        raise FieldRefused(_("Give your %(field)s.") % {"field": word}, field=field)
     if len(text) > maximum:
-        raise FieldRefused(f"The {field} is longer than {maximum} characters.", field=field)
+        raise FieldRefused(
+            _("The %(field)s is longer than %(maximum)s characters.")
+            % {"field": word, "maximum": maximum},
+            field=field,
+        )
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text):
-        raise FieldRefused(f"The {field} holds a control character: type it again.", field=field)
+        raise FieldRefused(
+            _("The %(field)s holds a control character: type it again.") % {"field": word},
+            field=field,
+        )
     return text
 
 
@@ -200,7 +214,7 @@ def set_registration(
 ) -> Tournament:
     """Open or close registration, its cap, approval of each entry, and check-in."""
     if cap is not None and not 1 <= cap <= 100_000:
-        raise ServiceError("The cap is a number of players from 1 to 100000, or empty.")
+        raise ServiceError(_("The cap is a number of players from 1 to 100000, or empty."))
     with writing(tournament, by=by) as w:
         t = w.tournament
         before = {
@@ -216,7 +230,7 @@ def set_registration(
         if registration_open and not before["open"] and paired:
             raise ServiceError(PAIRED)
         if check_in and not before["check_in"] and paired:
-            raise ServiceError("Round 1 is paired: check-in can no longer be turned on.")
+            raise ServiceError(_("Round 1 is paired: check-in can no longer be turned on."))
         t.registration_open = registration_open
         t.registration_cap = cap
         t.registration_approval = approval
@@ -258,7 +272,8 @@ def _with_suffix(name: str, suffix: str) -> str:
     full = f"{name} ({word})"
     if len(full) > MAX_NAME:
         raise FieldRefused(
-            f"The name and the word together are longer than {MAX_NAME} characters.",
+            _("The name and the word together are longer than %(maximum)s characters.")
+            % {"maximum": MAX_NAME},
             field="suffix",
         )
     return full
@@ -286,28 +301,40 @@ def register_self(
             raise ServiceError(reason)
         if t.registration_cap is not None and entries_counted(t) >= t.registration_cap:
             raise ServiceError(
-                f"Registration is full ({t.registration_cap} players): ask the organizer."
+                _("Registration is full (%(cap)s players): ask the organizer.")
+                % {"cap": t.registration_cap}
             )
         existing = list(t.players.values_list("name", flat=True))
         key = names.key(name)
         if name != given:  # the player's word must make the name distinct in its turn
             if any(names.key(n) == key for n in existing):
                 raise FieldRefused(
-                    f"{name} is already registered too: choose another word.", field="suffix"
+                    _("%(name)s is already registered too: choose another word.") % {"name": name},
+                    field="suffix",
                 )
             if (twin := names.lookalike(name, existing)) is not None:
                 raise FieldRefused(
-                    f"{name} looks like {twin}: choose another word.", field="suffix"
+                    _("%(name)s looks like %(twin)s: choose another word.")
+                    % {"name": name, "twin": twin},
+                    field="suffix",
                 )
         elif any(names.key(n) == key for n in existing):
             raise NamesakeRefused(
-                f"{name} is {DUPLICATE}. Someone else? Add a word below that tells you apart.",
+                _(
+                    "%(name)s is already registered: ask the organizer if that is you. "
+                    "Someone else? Add a word below that tells you apart."
+                )
+                % {"name": name},
                 field="name",
             )
         elif (twin := names.lookalike(name, existing)) is not None:
             raise NamesakeRefused(
-                f"{name} looks like {twin}, who is already registered: if that is not you, "
-                "type your name in plain letters, or add a word below that tells you apart.",
+                _(
+                    "%(name)s looks like %(twin)s, who is already registered: if that is not "
+                    "you, type your name in plain letters, or add a word below that tells you "
+                    "apart."
+                )
+                % {"name": name, "twin": twin},
                 field="name",
             )
         token = new_token()
@@ -341,17 +368,20 @@ def _decide(*, player: Player, entry: str, by: Any) -> Player:
         t = w.tournament
         found = Player.objects.filter(pk=player.pk, tournament=t).first()
         if found is None:
-            raise ServiceError("That player is not in this event.")
+            raise ServiceError(_("That player is not in this event."))
         if found.entry == entry:
             return found
         if entry == Entry.REJECTED and found.seats.exists():
             raise ServiceError(
-                f"{found.name} has been paired already: drop them instead (their results stay)."
+                _("%(name)s has been paired already: drop them instead (their results stay).")
+                % {"name": found.name}
             )
         if entry == Entry.ACCEPTED and t.system == "pod" and t.rounds.exists():
             raise ServiceError(
-                "The pod's round robin is already paired, all rounds at once: a late entry "
-                "would never be paired."
+                _(
+                    "The pod's round robin is already paired, all rounds at once: a late "
+                    "entry would never be paired."
+                )
             )
         before = found.entry
         found.entry = entry
@@ -391,11 +421,11 @@ def _chosen(t: Tournament, players: Sequence[Player]) -> list[Player]:
     """The players chosen on the desk, as they are under the event's lock."""
     pks = {p.pk for p in players}
     if not pks:
-        raise ServiceError("Tick at least one entry first.")
+        raise ServiceError(_("Tick at least one entry first."))
     found = list(Player.objects.filter(tournament=t, pk__in=pks).order_by("id"))
     if len(found) != len(pks):
         raise ServiceError(
-            "Some of the chosen players are no longer in this event: reload the desk."
+            _("Some of the chosen players are no longer in this event: reload the desk.")
         )
     return found
 
@@ -420,8 +450,10 @@ def accept_entries(
         paired = t.rounds.exists()
         if t.system == "pod" and paired:
             raise ServiceError(
-                "The pod's round robin is already paired, all rounds at once: a late entry "
-                "would never be paired."
+                _(
+                    "The pod's round robin is already paired, all rounds at once: a late "
+                    "entry would never be paired."
+                )
             )
         before = {p.external_id: p.entry for p in newly}
         changes: dict[str, Any] = {"entry": Entry.ACCEPTED}
@@ -460,8 +492,11 @@ def reject_entries(
         )  # fmt: skip
         if seated:
             raise ServiceError(
-                f"Already paired: {', '.join(seated)}. Drop them instead (their results "
-                "stay); nothing was rejected."
+                _(
+                    "Already paired: %(names)s. Drop them instead (their results stay); "
+                    "nothing was rejected."
+                )
+                % {"names": ", ".join(seated)}
             )
         before = {p.external_id: p.entry for p in newly}
         Player.objects.filter(pk__in=[p.pk for p in newly]).update(entry=Entry.REJECTED)
@@ -487,7 +522,7 @@ def issue_link(*, player: Player, by: Any = None) -> str:
     with writing(player.tournament_id, by=by) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError("That player is not in this event.")
+            raise ServiceError(_("That player is not in this event."))
         token = new_token()
         had = bool(found.token_hash)
         found.token_hash = token_hash(token)
@@ -509,19 +544,25 @@ def check_in(*, player: Player, by: Any = None) -> Player:
         t = w.tournament
         found = Player.objects.filter(pk=player.pk, tournament=t).first()
         if found is None:
-            raise ServiceError("That player is not in this event.")
+            raise ServiceError(_("That player is not in this event."))
         if found.checked_in_at is not None:
             return found
         if not t.check_in:
-            raise ServiceError("This event does not use check-in.")
+            raise ServiceError(_("This event does not use check-in."))
         if t.rounds.exists() and not getattr(by, "is_authenticated", False):
-            raise ServiceError("Round 1 is paired: check-in is closed. See the organizer.")
+            raise ServiceError(_("Round 1 is paired: check-in is closed. See the organizer."))
         if found.entry != Entry.ACCEPTED:
-            raise ServiceError(
-                f"{found.name}'s entry is {found.entry}: only accepted players check in."
-            )
+            if found.entry == Entry.PENDING:
+                text = _("%(name)s's entry is pending: only accepted players check in.")
+            elif found.entry == Entry.REJECTED:
+                text = _("%(name)s's entry is rejected: only accepted players check in.")
+            else:
+                text = f"%(name)s's entry is {found.entry}: only accepted players check in."
+            raise ServiceError(text % {"name": found.name})
         if found.dropped:
-            raise ServiceError(f"{found.name} has dropped: the organizer can re-admit them.")
+            raise ServiceError(
+                _("%(name)s has dropped: the organizer can re-admit them.") % {"name": found.name}
+            )
         found.checked_in_at = timezone.now()
         found.save(update_fields=["checked_in_at"])
         w.changed()  # who checked in decides who is paired (services.seating)
@@ -545,10 +586,10 @@ def drop_no_shows(
     with writing(tournament, by=by) as w:
         t = w.tournament
         if not t.check_in:
-            raise ServiceError("This event does not use check-in: there are no no-shows.")
+            raise ServiceError(_("This event does not use check-in: there are no no-shows."))
         if t.rounds.exists():
             raise ServiceError(
-                "Round 1 is paired: drop players one by one on the event screen instead."
+                _("Round 1 is paired: drop players one by one on the event screen instead.")
             )
         missing = not_checked_in(t)
         if players is not None:

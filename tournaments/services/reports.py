@@ -35,6 +35,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import OperationalError, transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from tournaments.domain import (
     current_round,
@@ -75,11 +77,17 @@ from tournaments.services.writing import (
     writing,
 )
 
-NOT_YOURS = "You are not playing in this match: you can only report your own."
-CLOSED = "Reports for this round are closed: the next round is paired. See the organizer."
-EVENT_FINISHED = "The event is finished: reports are closed. See the organizer."
-STALE = "This match changed since your page was loaded: check it again below."
-GONE = "This match is no longer in the event (its round was undone): reload your page."
+# Refusals a player reads, in English here (tests and callers compare with them) and
+# translated where they are raised, in the request's language (`_(NOT_YOURS)`).
+NOT_YOURS = gettext_noop("You are not playing in this match: you can only report your own.")
+CLOSED = gettext_noop(
+    "Reports for this round are closed: the next round is paired. See the organizer."
+)
+EVENT_FINISHED = gettext_noop("The event is finished: reports are closed. See the organizer.")
+STALE = gettext_noop("This match changed since your page was loaded: check it again below.")
+GONE = gettext_noop(
+    "This match is no longer in the event (its round was undone): reload your page."
+)
 
 
 class StalePage(ServiceError):
@@ -105,8 +113,9 @@ def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False)
         with writing(tournament, reports_pass=reports_pass) as w:
             yield w
     except ServiceError as exc:
-        if str(exc) == FINISHED:
-            raise ServiceError(EVENT_FINISHED) from None
+        # writing() may word it in the reader's language (or not): either way it is this.
+        if str(exc) in (FINISHED, _(FINISHED)):
+            raise ServiceError(_(EVENT_FINISHED)) from None
         raise
 
 
@@ -114,7 +123,7 @@ def _shared(pk: int) -> Tournament:
     """The tournament row under FOR KEY SHARE (see the module's docstring)."""
     found = share_tournament(pk)
     if found is None:
-        raise ServiceError("That event no longer exists.")
+        raise ServiceError(_("That event no longer exists."))
     return found
 
 
@@ -126,7 +135,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
         with transaction.atomic():
             w = _ReportWrite(_shared(tournament_id))
             if w.tournament.status == Status.FINISHED:
-                raise ServiceError(EVENT_FINISHED)
+                raise ServiceError(_(EVENT_FINISHED))
             yield w
             store_audit(w)
     except OperationalError as exc:
@@ -153,23 +162,23 @@ def _open_match(w: Write, player: Player, match: Match | int) -> tuple[Match, li
         # what the write we waited for committed (its report row included).
         found, seats = _seated_match(match, w.tournament)
     except MatchNotFound:
-        raise ServiceError(GONE) from None
+        raise ServiceError(_(GONE)) from None
     position = next((k for k, s in enumerate(seats) if s.player_id == player.pk), None)
     if position is None:
-        raise ServiceError(NOT_YOURS)
+        raise ServiceError(_(NOT_YOURS))
     if found.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) or len(seats) != 2:
-        raise ServiceError("This match has no result to report (a bye, or no opponent).")
+        raise ServiceError(_("This match has no result to report (a bye, or no opponent)."))
     if w.tournament.status == Status.FINISHED:
-        raise ServiceError(EVENT_FINISHED)
+        raise ServiceError(_(EVENT_FINISHED))
     playing = current_round(w.tournament)
     if playing is None or found.round.number < playing.number:
-        raise ServiceError(CLOSED)
+        raise ServiceError(_(CLOSED))
     return found, seats, position
 
 
 def _check_stamp(match: Match, seats: list[Seat], report: Report | None, seen: str | None) -> None:
     if seen is not None and seen != stamp(match, seats, report):
-        raise StalePage(STALE)
+        raise StalePage(_(STALE))
 
 
 def _agrees(
@@ -242,12 +251,11 @@ def _current_result(match: Match, seats: list[Seat]) -> tuple[int, int, int] | N
 
 def _already_in(stored: tuple[int, int, int] | None, me: int) -> str:
     if stored is None:
-        return "The result is already in: ask the organizer to change it."
+        return _("The result is already in: ask the organizer to change it.")
     mine, theirs = own_side(stored[:2], me)
-    return (
-        f"The result is already in ({score_text([mine, theirs], stored[2])} from your side): "
-        "ask the organizer to change it."
-    )
+    return _(
+        "The result is already in (%(score)s from your side): ask the organizer to change it."
+    ) % {"score": score_text([mine, theirs], stored[2])}
 
 
 def _confirm_into_result(w: Write, match: Match, seats: list[Seat], report: Report) -> None:
@@ -299,7 +307,7 @@ def _report(
     if problem:
         raise ServiceError(problem)
     if found.round.playoff and wins[0] == wins[1]:
-        raise ServiceError("A playoff match needs a winner.")
+        raise ServiceError(_("A playoff match needs a winner."))
     name, where = player.name, _where(found)
     stored = _current_result(found, seats)
     if found.reported:
@@ -419,7 +427,7 @@ def _take_counter_claim(
     report now, the opponent's, confirmed by the reporter, and it goes in."""
     claimant, counter = report.answered_by, report.counter_claim
     if claimant is None or counter is None:  # _report calls this only with both
-        raise ServiceError("There is no result of your opponent's to take: reload your page.")
+        raise ServiceError(_("There is no result of your opponent's to take: reload your page."))
     before = _facts(match, seats, report)
     report.reporter = claimant
     report.wins_a, report.wins_b, report.draws = counter
@@ -445,9 +453,9 @@ def _reporters_opponent(
     existing: Report | None = getattr(found, "report", None)
     _check_stamp(found, seats, existing, seen)
     if existing is None or (existing.state == ReportState.OVERRIDDEN and not found.reported):
-        raise ServiceError("There is no report to answer yet: report the result yourself.")
+        raise ServiceError(_("There is no report to answer yet: report the result yourself."))
     if existing.reporter_id == player.pk:
-        raise ServiceError("You reported this result: your opponent confirms or disputes it.")
+        raise ServiceError(_("You reported this result: your opponent confirms or disputes it."))
     return found, seats, existing
 
 
@@ -459,7 +467,7 @@ def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> R
         if existing.state == ReportState.CONFIRMED:
             return existing
         if not report_open(found, existing):
-            raise ServiceError("The organizer has entered this result: ask them to change it.")
+            raise ServiceError(_("The organizer has entered this result: ask them to change it."))
         _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
         return existing
 
@@ -472,7 +480,7 @@ def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> R
         if existing.state == ReportState.DISPUTED:
             return existing
         if not report_open(found, existing):
-            raise ServiceError("The result is already in: ask the organizer to change it.")
+            raise ServiceError(_("The result is already in: ask the organizer to change it."))
         _answer(w, found, seats, existing, player, ReportState.DISPUTED)
         return existing
 
@@ -484,7 +492,7 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
         found, seats = _seated_match(match, w.tournament)
         existing: Report | None = getattr(found, "report", None)
         if existing is None:
-            raise ServiceError("This match has no report to reset.")
+            raise ServiceError(_("This match has no report to reset."))
         before = _facts(found, seats, existing)
         existing.delete()
         w.touched()
@@ -504,7 +512,7 @@ def self_drop(*, player: Player) -> Player:
     with _player_writing(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError("You are not in this event.")
+            raise ServiceError(_("You are not in this event."))
         if found.dropped_after_round is not None:
             return found
         playing = current_round(w.tournament)

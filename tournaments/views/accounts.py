@@ -24,6 +24,8 @@ from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
@@ -38,9 +40,13 @@ from tournaments.services.staff import OWNER_ONLY, staff_members
 from tournaments.venue import phone_url
 
 T = "tournaments/manage/"
-BAD_LINK = "This link is not valid: check that it was copied whole, or ask the event's owner for a new one."
-USED_LINK = "This link has been used: the password is set. Log in with it."
-STALE_LINK = (
+# Translated where they are shown (`_(BAD_LINK)`), in the reader's language.
+BAD_LINK = gettext_noop(
+    "This link is not valid: check that it was copied whole, or ask the event's owner for a "
+    "new one."
+)
+USED_LINK = gettext_noop("This link has been used: the password is set. Log in with it.")
+STALE_LINK = gettext_noop(
     "This link has expired or a newer one replaced it. Ask the event's owner for a new link."
 )
 # Logged in straight after setting the password, without authenticate(): with two
@@ -96,7 +102,7 @@ def staff_account_create(request: HttpRequest, tournament: Tournament) -> HttpRe
     typed = request.POST.get("username", "")[:150]
     if not form.is_valid():
         return _staff_screen(
-            request, tournament, 422, account_error="Give a username for the new account.",
+            request, tournament, 422, account_error=_("Give a username for the new account."),
             account_username=typed,
         )  # fmt: skip
     try:
@@ -148,9 +154,9 @@ def set_password(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
     user = _link_user(uidb64)
     problem, status = None, 200
     if user is None:
-        problem, status = BAD_LINK, 400
+        problem, status = _(BAD_LINK), 400
     elif not default_token_generator.check_token(user, token):
-        problem, status = (USED_LINK if user.has_usable_password() else STALE_LINK), 410
+        problem, status = _(USED_LINK if user.has_usable_password() else STALE_LINK), 410
     if problem:
         return render(request, template, {"problem": problem}, status=status)
     form = SetPasswordForm(user, request.POST if request.method == "POST" else None)
@@ -158,7 +164,11 @@ def set_password(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
         if form.is_valid():
             form.save()
             login(request, user, backend=BACKEND)
-            messages.success(request, f"Password set: you are logged in as {user.get_username()}.")
+            messages.success(
+                request,
+                _("Password set: you are logged in as %(username)s.")
+                % {"username": user.get_username()},
+            )
             url = resolve_url(settings.LOGIN_REDIRECT_URL)
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         status = 422

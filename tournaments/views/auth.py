@@ -15,16 +15,21 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from tournaments import clientaddress
 from tournaments.venue import DEMO_PASSWORD, DEMO_USERNAME
 
-LOCKED = "Too many failed logins. Wait 15 minutes, then try again (longer after repeated lockouts)."
-DEMO_ONLY_LOCAL = (
-    f"The demo account ({DEMO_USERNAME} / {DEMO_PASSWORD}) works only on the laptop that"
-    " runs the server: log in there, at {login_url}, or here with an organizer account of"
-    " your own (made on that laptop with VENUE=1 python manage.py create_organizer NAME"
-    " --admin, as the venue mode prints)."
+# Translated where they are shown, in the reader's language.
+LOCKED = gettext_noop(
+    "Too many failed logins. Wait 15 minutes, then try again (longer after repeated lockouts)."
+)
+DEMO_ONLY_LOCAL = gettext_noop(
+    "The demo account (%(username)s / %(password)s) works only on the laptop that runs the "
+    "server: log in there, at %(login_url)s, or here with an organizer account of your own "
+    "(made on that laptop with VENUE=1 python manage.py create_organizer NAME --admin, as "
+    "the venue mode prints)."
 )
 BASE_COOL_OFF = timedelta(minutes=15)
 LONGEST_COOL_OFF = timedelta(hours=24)
@@ -73,7 +78,12 @@ class LoginForm(AuthenticationForm):
         ):
             port = self.request.get_port() if self.request is not None else "8000"
             raise ValidationError(
-                DEMO_ONLY_LOCAL.format(login_url=f"http://localhost:{port}{reverse('login')}"),
+                _(DEMO_ONLY_LOCAL)
+                % {
+                    "username": DEMO_USERNAME,
+                    "password": DEMO_PASSWORD,
+                    "login_url": f"http://localhost:{port}{reverse('login')}",
+                },
                 code="demo_only_local",
             )
         return super().clean()
@@ -97,7 +107,7 @@ def locked_out(
     """What axes answers once the limit is reached: the login form, saying why (429)."""
     form = AuthenticationForm(request, data=request.POST or None)
     form.errors.clear()
-    form.add_error(None, LOCKED)
+    form.add_error(None, _(LOCKED))
     return render(
         request,
         "registration/login.html",

@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments.models import JudgeCall, Player, Tournament
@@ -136,22 +137,22 @@ def _action(
 
 claim = _action(
     services.claim_call,
-    lambda c: f"Table {c.table}: the call is yours.",
+    lambda c: _("Table %(table)s: the call is yours.") % {"table": c.table},
     "The judge takes the call (a call another judge has is refused with their name).",
 )
 release = _action(
     services.release_call,
-    lambda c: f"Table {c.table}: the call is open again.",
+    lambda c: _("Table %(table)s: the call is open again.") % {"table": c.table},
     "The judge gives the call back.",
 )
 hand = _action(
     services.hand_to_head,
-    lambda c: f"Table {c.table}: handed to the head judge.",
+    lambda c: _("Table %(table)s: handed to the head judge.") % {"table": c.table},
     "The call goes to the head judge's screen, first and marked.",
 )
 resolve = _action(
     services.resolve_call,
-    lambda c: f"Table {c.table}: resolved.",
+    lambda c: _("Table %(table)s: resolved.") % {"table": c.table},
     "The call is dealt with: it leaves the open calls.",
 )
 
@@ -164,13 +165,13 @@ def open_for_table(request: HttpRequest, tournament: Tournament) -> HttpResponse
     table = ascii_int(typed["table"].strip())
     error, done = "", ""
     if table is None or table < 1:
-        error = "Give the table as a number (the one on the table's sign)."
+        error = _("Give the table as a number (the one on the table's sign).")
     else:
         try:
             found = services.open_call(
                 tournament=tournament, table=table, note=typed["note"], by=request.user
             )
-            done = f"Table {found.table}: call opened."
+            done = _("Table %(table)s: call opened.") % {"table": found.table}
         except ServiceError as exc:  # AlreadyCalled too: the table's call is listed
             error = str(exc)
     if not request.htmx:

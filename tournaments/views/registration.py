@@ -18,6 +18,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import parse_etags, quote_etag
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -52,9 +54,9 @@ class SettingsForm(forms.Form):
         min_value=1,
         max_value=100_000,
         error_messages={
-            "invalid": "The cap is a whole number of players, or empty.",
-            "min_value": "The cap is at least 1 player, or empty for no cap.",
-            "max_value": "The cap is at most 100000 players.",
+            "invalid": gettext_lazy("The cap is a whole number of players, or empty."),
+            "min_value": gettext_lazy("The cap is at least 1 player, or empty for no cap."),
+            "max_value": gettext_lazy("The cap is at most 100000 players."),
         },
     )
     approval = forms.BooleanField(required=False)
@@ -197,7 +199,7 @@ def manage(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         services.set_registration(tournament=tournament, by=request.user, **form.cleaned_data)
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
-    return _done(request, tournament, "Registration settings saved.")
+    return _done(request, tournament, _("Registration settings saved."))
 
 
 def _player(t: Tournament, pk: int) -> Player:
@@ -216,21 +218,23 @@ def entry(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse
         elif decision == "reject":
             services.reject_entry(player=player, by=request.user)
         else:
-            raise ServiceError("Choose accept or reject.")
+            raise ServiceError(_("Choose accept or reject."))
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
-    return _done(request, tournament, f"{player.name}: {decision}ed.")
+    if decision == "accept":
+        return _done(request, tournament, _("%(name)s: accepted.") % {"name": player.name})
+    return _done(request, tournament, _("%(name)s: rejected.") % {"name": player.name})
 
 
 def _chosen(request: HttpRequest, t: Tournament, field: str) -> list[Player]:
     """The players a desk form names in `field` (their ids), all of them in this event."""
     ids = [ascii_int(value) for value in request.POST.getlist(field)]
     if None in ids:
-        raise ServiceError("Pick the entries from the list.")
+        raise ServiceError(_("Pick the entries from the list."))
     wanted = {pk for pk in ids if pk is not None}
     found = list(Player.objects.filter(tournament=t, pk__in=wanted))
     if len(found) != len(wanted):
-        raise ServiceError("Some of these players are no longer in this event: reload the desk.")
+        raise ServiceError(_("Some of these players are no longer in this event: reload the desk."))
     return found
 
 
@@ -242,24 +246,41 @@ def entries(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     decision = request.POST.get("decision", "")
     try:
         if decision not in ("accept", "reject", "accept_all"):
-            raise ServiceError("Choose accept or reject.")
+            raise ServiceError(_("Choose accept or reject."))
         players = _chosen(request, tournament, "listed" if decision == "accept_all" else "player")
         if not players:
-            raise ServiceError("Tick the entries first, or accept them all.")
+            raise ServiceError(_("Tick the entries first, or accept them all."))
         if decision == "reject":
             done = services.reject_entries(tournament=tournament, players=players, by=request.user)
         else:
             done = services.accept_entries(tournament=tournament, players=players, by=request.user)
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
-    verb = "rejected" if decision == "reject" else "accepted"
+    rejected = decision == "reject"
     if not done:
-        return _done(request, tournament, f"Nothing to change: already {verb}.")
-    count = f"{len(done)} entr{'y' if len(done) == 1 else 'ies'}"
+        if rejected:
+            return _done(request, tournament, _("Nothing to change: already rejected."))
+        return _done(request, tournament, _("Nothing to change: already accepted."))
     names = ", ".join(p.name for p in done[:NAMES_IN_NOTICE])
     if len(done) > NAMES_IN_NOTICE:
-        names += f" and {len(done) - NAMES_IN_NOTICE} more"
-    return _done(request, tournament, f"{count} {verb}: {names}.")
+        names = _("%(names)s and %(more)s more") % {
+            "names": names,
+            "more": len(done) - NAMES_IN_NOTICE,
+        }
+    facts = {"count": len(done), "names": names}
+    if rejected:
+        text = ngettext(
+            "%(count)s entry rejected: %(names)s.",
+            "%(count)s entries rejected: %(names)s.",
+            len(done),
+        )
+    else:
+        text = ngettext(
+            "%(count)s entry accepted: %(names)s.",
+            "%(count)s entries accepted: %(names)s.",
+            len(done),
+        )
+    return _done(request, tournament, text % facts)
 
 
 @require_POST
@@ -271,7 +292,7 @@ def check_in(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespo
         services.check_in(player=player, by=request.user)
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
-    return _done(request, tournament, f"{player.name} checked in.")
+    return _done(request, tournament, _("%(name)s checked in.") % {"name": player.name})
 
 
 @require_POST
@@ -308,5 +329,7 @@ def drop_no_shows(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except ServiceError as exc:
         return _screen(request, tournament, status=422, error=str(exc))
     if not dropped:
-        return _done(request, tournament, "Nobody to drop: they have all checked in since.")
-    return _done(request, tournament, f"Dropped {len(dropped)} no-show(s).")
+        return _done(request, tournament, _("Nobody to drop: they have all checked in since."))
+    # One English text for any number, as it always read; other languages may inflect it.
+    text = ngettext("Dropped %(count)s no-show(s).", "Dropped %(count)s no-show(s).", len(dropped))
+    return _done(request, tournament, text % {"count": len(dropped)})

@@ -18,6 +18,8 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import clientaddress, ratelimit
@@ -32,7 +34,9 @@ P = "tournaments/private/"
 # Reports, confirmations, disputes and drops count against one set of limits
 # (ratelimit.report_limits: per link, per event, per address as a wide ceiling).
 LIMITED = "reports and drops"
-BAD_NUMBER = "Choose the number of games from the lists: {field} is not a number of games."
+BAD_NUMBER = gettext_lazy(
+    "Choose the number of games from the lists: %(field)s is not a number of games."
+)
 MAX_TYPED = 99  # rules.MAX_GAMES: beyond it a number is a typo, refused before the rules
 
 
@@ -120,21 +124,21 @@ def _games(request: HttpRequest, name: str, label: str) -> int:
     text = request.POST.get(name, "").strip()
     value = ascii_int(text) if text else 0 if name == "draws" else None
     if value is None or not 0 <= value <= MAX_TYPED:
-        raise ServiceError(BAD_NUMBER.format(field=label))
+        raise ServiceError(BAD_NUMBER % {"field": label})
     return value
 
 
 def _match_pk(request: HttpRequest) -> int:
     pk = ascii_int(request.POST.get("match", ""))
     if pk is None:
-        raise ServiceError("This form is missing its match: reload your page.")
+        raise ServiceError(_("This form is missing its match: reload your page."))
     return pk
 
 
 def _seen(request: HttpRequest) -> str:
     seen = request.POST.get("seen", "")
     if not seen:
-        raise ServiceError("This form is out of date: reload your page and try again.")
+        raise ServiceError(_("This form is out of date: reload your page and try again."))
     return seen[:64]
 
 
@@ -156,19 +160,21 @@ def report(request: HttpRequest, player: Player, token: str) -> HttpResponse:
         services.report(
             player=player,
             match=_match_pk(request),
-            wins_mine=_games(request, "wins_mine", "games you won"),
-            wins_theirs=_games(request, "wins_theirs", "games your opponent won"),
-            draws=_games(request, "draws", "drawn games"),
+            wins_mine=_games(request, "wins_mine", _("games you won")),
+            wins_theirs=_games(request, "wins_theirs", _("games your opponent won")),
+            draws=_games(request, "draws", _("drawn games")),
             seen=_seen(request),
         )
     except ServiceError as exc:
         return _answer(
             request, player, token, "_report_panel.html", error=str(exc), status=422, typed=typed
         )
-    return _answer(request, player, token, "_report_panel.html", notice="Your report is in.")
+    return _answer(request, player, token, "_report_panel.html", notice=_("Your report is in."))
 
 
-def _reply(action: Callable[..., Any], done: str) -> Callable[..., HttpResponse]:
+def _reply(action: Callable[..., Any], done: Any) -> Callable[..., HttpResponse]:
+    """A confirmation or a dispute's view; `done` (lazy) is its notice."""
+
     @private_link
     @require_POST
     def view(request: HttpRequest, player: Player, token: str) -> HttpResponse:
@@ -178,14 +184,14 @@ def _reply(action: Callable[..., Any], done: str) -> Callable[..., HttpResponse]
             action(player=player, match=_match_pk(request), seen=_seen(request))
         except ServiceError as exc:
             return _answer(request, player, token, "_report_panel.html", error=str(exc), status=422)
-        return _answer(request, player, token, "_report_panel.html", notice=done)
+        return _answer(request, player, token, "_report_panel.html", notice=str(done))
 
     return view
 
 
-confirm = _reply(services.confirm, "Confirmed: the result is in.")
+confirm = _reply(services.confirm, gettext_lazy("Confirmed: the result is in."))
 confirm.__doc__ = "The opponent confirms the report: the result enters the standings."
-dispute = _reply(services.dispute, "Disputed: the organizer will settle the result.")
+dispute = _reply(services.dispute, gettext_lazy("Disputed: the organizer will settle the result."))
 dispute.__doc__ = "The opponent disputes the report: the organizer settles it."
 
 
@@ -207,7 +213,7 @@ def drop(request: HttpRequest, player: Player, token: str) -> HttpResponse:
         player,
         token,
         "_drop_panel.html",
-        notice="You have dropped from the event.",
+        notice=_("You have dropped from the event."),
         fresh=True,
     )
 
@@ -247,12 +253,16 @@ def reset(request: HttpRequest, tournament: Tournament, pk: int) -> HttpResponse
         if error:
             messages.error(request, error)
         else:
-            messages.success(request, f"Table {match.table}: the report is reset.")
+            messages.success(
+                request, _("Table %(table)s: the report is reset.") % {"table": match.table}
+            )
         return redirect(reverse("manage_round", args=[tournament.slug, match.round.number]))
     ctx = {
         "tournament": tournament,
         "reports": pages.organizer_panel(match.round),
         "reports_error": error,
-        "reports_notice": "" if error else f"Table {match.table}: the report is reset.",
+        "reports_notice": (
+            "" if error else _("Table %(table)s: the report is reset.") % {"table": match.table}
+        ),
     }
     return render(request, "tournaments/manage/_reports.html", ctx, status=422 if error else 200)
