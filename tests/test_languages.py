@@ -288,6 +288,9 @@ def po_entries(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
+PLACEHOLDER = r"%\(\w+\)[sd]|\{\w*\}"
+
+
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_shipped_language_has_no_untranslated_and_no_fuzzy_message(code: str) -> None:
     po = LOCALE / code / "LC_MESSAGES" / "django.po"
@@ -299,12 +302,20 @@ def test_every_shipped_language_has_no_untranslated_and_no_fuzzy_message(code: s
         e["msgid"] for e in entries if not all(v for k, v in e.items() if k.startswith("msgstr"))
     ]
     assert not missing, f"{code}: untranslated: {missing[:5]}"
-    # Placeholders survive translation, or the page would raise or lose its numbers.
+    # Placeholders survive translation, or the page would raise or lose its numbers. A
+    # plural's forms may leave out the count ("un seul joueur") but never add a name.
     for e in entries:
-        wanted = set(re.findall(r"%\(\w+\)[sd]|\{\w*\}", e["msgid"]))
+        wanted = set(re.findall(PLACEHOLDER, e["msgid"]))
+        if "msgid_plural" in e:
+            wanted |= set(re.findall(PLACEHOLDER, e["msgid_plural"]))
         for key, value in e.items():
-            if key.startswith("msgstr") and "msgid_plural" not in e:
-                assert set(re.findall(r"%\(\w+\)[sd]|\{\w*\}", value)) == wanted, (code, e)
+            if not key.startswith("msgstr"):
+                continue
+            found = set(re.findall(PLACEHOLDER, value))
+            if "msgid_plural" in e:
+                assert found <= wanted, (code, e)
+            else:
+                assert found == wanted, (code, e)
 
 
 @pytest.mark.parametrize("code", TRANSLATED)
@@ -329,40 +340,88 @@ def test_every_shipped_language_is_compiled_from_its_latest_catalogue(code: str)
     assert not stale, f"{code}: the .mo lags its .po: {stale[:5]}"
 
 
-# --- no user-visible text left unmarked in the templates marked so far -------------------
+# --- no user-visible text left unmarked in any template -------------------
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
-# Every template of the player-facing pages marked for translation (issue 29). Not yet
-# marked (English only): tournaments/_outlook.html, _tiebreakers.html, _projector.html,
-# private/, registration/, manage/ (but _share.html), judge/, print/, calls/,
-# registration (accounts) and scoring pages other than the standings.
-MARKED = [
-    "base.html",
-    "400.html",
-    "403.html",
-    "404.html",
-    "500.html",
-    "503.html",
-    "tournaments/home.html",
-    "tournaments/event_home.html",
-    "tournaments/_event_home.html",
-    "tournaments/_event_nav.html",
-    "tournaments/_clock.html",
-    "tournaments/_standings_table.html",
-    "tournaments/pairings.html",
-    "tournaments/_pairings.html",
-    "tournaments/player.html",
-    "tournaments/_player.html",
-    "tournaments/player_tiebreakers.html",
-    "tournaments/bracket.html",
-    "tournaments/_bracket.html",
-    "tournaments/decklists.html",
-    "tournaments/_decklists.html",
-    "tournaments/projector.html",
-    "tournaments/manage/_share.html",
-    "scoring/standings.html",
-    "scoring/_standings.html",
-]
+# Every template is checked (issue 29): a new template with plain English in it fails.
+# Still being marked, English only for now:
+NOT_YET: set[str] = {
+    "registration/_set_password.html",
+    "registration/login.html",
+    "registration/set_password.html",
+    "tournaments/_outlook.html",
+    "tournaments/_projector.html",
+    "tournaments/_tiebreakers.html",
+    "tournaments/calls/_floor.html",
+    "tournaments/calls/_open_form.html",
+    "tournaments/calls/call_page.html",
+    "tournaments/calls/floor.html",
+    "tournaments/judge/_deck_checks.html",
+    "tournaments/judge/_decklist.html",
+    "tournaments/judge/_decklists.html",
+    "tournaments/judge/_penalties.html",
+    "tournaments/judge/_tables.html",
+    "tournaments/judge/deck_checks.html",
+    "tournaments/judge/decklist.html",
+    "tournaments/judge/decklists.html",
+    "tournaments/judge/penalties.html",
+    "tournaments/judge/tables.html",
+    "tournaments/manage/_audit.html",
+    "tournaments/manage/_decklists.html",
+    "tournaments/manage/_enforcement.html",
+    "tournaments/manage/_players.html",
+    "tournaments/manage/_registration.html",
+    "tournaments/manage/_reports.html",
+    "tournaments/manage/_seating.html",
+    "tournaments/manage/_staff.html",
+    "tournaments/manage/audit.html",
+    "tournaments/manage/decklists.html",
+    "tournaments/manage/players.html",
+    "tournaments/manage/registration.html",
+    "tournaments/manage/restore.html",
+    "tournaments/manage/seating.html",
+    "tournaments/manage/share.html",
+    "tournaments/manage/staff.html",
+    "tournaments/print/_by_name.html",
+    "tournaments/print/_by_table.html",
+    "tournaments/print/_index.html",
+    "tournaments/print/_missing.html",
+    "tournaments/print/_penalties.html",
+    "tournaments/print/_pod_seating.html",
+    "tournaments/print/_poster.html",
+    "tournaments/print/_slips.html",
+    "tournaments/print/_standings.html",
+    "tournaments/print/base.html",
+    "tournaments/print/by_name.html",
+    "tournaments/print/by_table.html",
+    "tournaments/print/index.html",
+    "tournaments/print/missing.html",
+    "tournaments/print/penalties.html",
+    "tournaments/print/pod_seating.html",
+    "tournaments/print/poster.html",
+    "tournaments/print/slips.html",
+    "tournaments/print/standings.html",
+    "tournaments/private/_call_panel.html",
+    "tournaments/private/_card.html",
+    "tournaments/private/_checkin.html",
+    "tournaments/private/_decklist.html",
+    "tournaments/private/_drop_panel.html",
+    "tournaments/private/_link.html",
+    "tournaments/private/_needs.html",
+    "tournaments/private/_report_notice.html",
+    "tournaments/private/_report_organizer_page.html",
+    "tournaments/private/_report_page.html",
+    "tournaments/private/_report_panel.html",
+    "tournaments/private/_status.html",
+    "tournaments/private/decklist.html",
+    "tournaments/private/unknown.html",
+    "tournaments/registration/_form.html",
+    "tournaments/registration/_no_shows_confirm.html",
+    "tournaments/registration/no_shows_confirm.html",
+    "tournaments/registration/page.html",
+}
+ALL_TEMPLATES = sorted(str(path.relative_to(TEMPLATES)) for path in TEMPLATES.rglob("*.html"))
+MARKED = [name for name in ALL_TEMPLATES if name not in NOT_YET]
 # Names, not words: the same in every language.
 BRANDS = {"Swiss"}
 
@@ -401,7 +460,6 @@ def unmarked_text(source: str) -> list[str]:
 @pytest.mark.parametrize("name", MARKED)
 def test_no_user_visible_text_is_left_unmarked_in_a_marked_template(name: str) -> None:
     source = (TEMPLATES / name).read_text(encoding="utf-8")
-    assert "{% load" in source and "i18n" in source, f"{name} does not load i18n"
     assert unmarked_text(source) == [], name
 
 
@@ -410,3 +468,42 @@ def test_the_unmarked_check_finds_plain_words_and_attributes() -> None:
     assert unmarked_text('<img alt="QR code">') == ["QR", "code"]
     assert unmarked_text('{% translate "Round ends" %} <a href="{{ url }}">1</a>') == []
     assert unmarked_text("{% blocktranslate %}Table {{ n }}{% endblocktranslate %}") == []
+
+
+def test_every_catalogue_holds_exactly_the_messages_the_code_and_templates_mark(
+    tmp_path: Path,
+) -> None:
+    """makemessages over a copy of the sources finds no message a shipped catalogue lacks,
+    and no catalogue keeps a message nothing marks any more: a marked string nobody
+    translated would otherwise pass every other check here and show in English."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(settings.BASE_DIR)
+    for part in ("tournaments", "scoring", "templates"):
+        shutil.copytree(root / part, tmp_path / part, ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copy(root / "manage.py", tmp_path / "manage.py")
+    (tmp_path / "locale" / "fr").mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "makemessages", "-l", "fr", "--keep-pot", "--no-location"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "DEBUG": "1"},
+    )
+
+    def keys(path: Path) -> set[tuple[str, str]]:
+        return {
+            (e.get("msgctxt", ""), e["msgid"])
+            for e in po_entries(path)
+            if e["msgid"] and not e.get("obsolete")
+        }
+
+    marked = keys(tmp_path / "locale" / "django.pot")
+    assert len(marked) > 150
+    for code in TRANSLATED:
+        shipped = keys(LOCALE / code / "LC_MESSAGES" / "django.po")
+        assert not marked - shipped, f"{code} lacks {sorted(marked - shipped)[:5]}: makemessages"
+        assert not shipped - marked, f"{code} keeps {sorted(shipped - marked)[:5]}: unmarked"

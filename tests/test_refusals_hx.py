@@ -232,7 +232,7 @@ def test_a_write_from_a_replaced_link_answers_a_page_whose_alert_says_so(
     response = client.post(f"/p/{e['ana_link']}/report/", data, **(HX if htmx else {}))
     # A whole page even over HTMX: refusals.js shows its alert above the form.
     assert response.status_code == 404
-    assert UNKNOWN_LINK in alerts(response.content.decode())
+    assert str(UNKNOWN_LINK) in alerts(response.content.decode())
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.utils.translation import gettext, gettext_lazy
 
 from scoring.engine.ranking import draw_key
 from scoring.models import Standing
@@ -165,8 +166,8 @@ def own_side(wins_seat_order: Sequence[int], position: int) -> tuple[int, int]:
 # --- Registration -------------------------------------------------------------------------
 
 
-CLOSED = "Registration is closed: ask the organizer to add you."
-PAIRED = "Round 1 is paired: registration is closed. The organizer adds late entries."
+CLOSED = gettext_lazy("Registration is closed: ask the organizer to add you.")
+PAIRED = gettext_lazy("Round 1 is paired: registration is closed. The organizer adds late entries.")
 
 
 def registration_closed_reason(t: Tournament) -> str | None:
@@ -255,16 +256,50 @@ class CutDrop:
     match_id: int | None = None
 
     def sentence(self, name: str | None = None) -> str:
-        """What the drop does, said to the player (`name` None) or about them."""
-        who, own = ("You", "your") if name is None else (name, "the")
+        """What the drop does, said to the player (`name` None) or about them, in the
+        reader's language."""
+        stage = STAGES.get(self.stage, self.stage)
+        if self.stage.startswith("round of "):  # a cut of 32 or more
+            stage = gettext("round of %(players)s") % {"players": self.stage.split()[-1]}
+        values = {"name": name, "stage": stage, "opponent": self.opponent, "score": self.score}
         if self.now:
-            verb = "concede" if name is None else "concedes"
-            return (
-                f"{who} {verb} {own} {self.stage} against {self.opponent}: "
-                f"{self.opponent} wins it {self.score}."
+            if name is None:
+                text = gettext(
+                    "You concede your %(stage)s against %(opponent)s: %(opponent)s wins it"
+                    " %(score)s."
+                )
+            else:
+                text = gettext(
+                    "%(name)s concedes the %(stage)s against %(opponent)s: %(opponent)s wins"
+                    " it %(score)s."
+                )
+        elif self.opponent:
+            if name is None:
+                text = gettext(
+                    "You will not play your %(stage)s: %(opponent)s advances without playing."
+                )
+            else:
+                text = gettext(
+                    "%(name)s will not play the %(stage)s: %(opponent)s advances without playing."
+                )
+        elif name is None:
+            text = gettext(
+                "You will not play your %(stage)s: your opponent there advances without playing."
             )
-        there = self.opponent or f"{'your' if name is None else 'their'} opponent there"
-        return f"{who} will not play {own} {self.stage}: {there} advances without playing."
+        else:
+            text = gettext(
+                "%(name)s will not play the %(stage)s: their opponent there advances without"
+                " playing."
+            )
+        return text % values
+
+
+# The top cut's stages as CutDrop.sentence names them.
+STAGES = {
+    "quarterfinal": gettext_lazy("quarterfinal"),
+    "semifinal": gettext_lazy("semifinal"),
+    "final": gettext_lazy("final"),
+}
 
 
 def walkover_score(best_of: int) -> tuple[int, int]:

@@ -5,54 +5,55 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class System(models.TextChoices):
     # shared/spec/scoring.md, one preset per section
-    MTR = "mtr", "Magic Tournament Rules"
-    DCI = "dci", "DCI (older rules)"
-    MELEE = "melee", "Melee.gg"
-    POD = "pod", "Draft pod (round robin)"
-    LEAGUE = "league", "Board-game league"
+    MTR = "mtr", _("Magic Tournament Rules")
+    DCI = "dci", _("DCI (older rules)")
+    MELEE = "melee", _("Melee.gg")
+    POD = "pod", _("Draft pod (round robin)")
+    LEAGUE = "league", _("Board-game league")
 
 
 class Status(models.TextChoices):
-    REGISTRATION = "registration", "Registration"
-    RUNNING = "running", "Running"
-    TOP_CUT = "top_cut", "Top cut"
-    FINISHED = "finished", "Finished"
+    REGISTRATION = "registration", _("Registration")
+    RUNNING = "running", _("Running")
+    TOP_CUT = "top_cut", _("Top cut")
+    FINISHED = "finished", _("Finished")
 
 
 class CutDecision(models.TextChoices):
     """The organizer's answer when a correction to a Swiss result changed the top cut's
     seeds (services.corrections): none yet, keep the cut as seeded, or re-seed it."""
 
-    NONE = "", "None"
-    KEEP = "keep", "Kept as seeded"
-    RESEED = "reseed", "Re-seeded"
+    NONE = "", _("None")
+    KEEP = "keep", _("Kept as seeded")
+    RESEED = "reseed", _("Re-seeded")
 
 
 class Enforcement(models.TextChoices):
     """The Rules Enforcement Level (Magic Tournament Rules 1.3 and appendix F): casual
     events may bend pairings on request; competitive ones pair strictly by the rules."""
 
-    REGULAR = "regular", "Regular (casual)"
-    COMPETITIVE = "competitive", "Competitive"
-    PROFESSIONAL = "professional", "Professional"
+    REGULAR = "regular", _("Regular (casual)")
+    COMPETITIVE = "competitive", _("Competitive")
+    PROFESSIONAL = "professional", _("Professional")
 
 
 class DeckFormat(models.TextChoices):
     """The format an event's decklists are checked against: constructed formats by the
     legality Scryfall's data gives, limited (sealed, draft) by counts only."""
 
-    NONE = "", "No decklists"
-    STANDARD = "standard", "Standard"
-    PIONEER = "pioneer", "Pioneer"
-    MODERN = "modern", "Modern"
-    LEGACY = "legacy", "Legacy"
-    VINTAGE = "vintage", "Vintage"
-    PAUPER = "pauper", "Pauper"
-    LIMITED = "limited", "Limited (sealed or draft)"
+    NONE = "", _("No decklists")
+    STANDARD = "standard", _("Standard")
+    PIONEER = "pioneer", _("Pioneer")
+    MODERN = "modern", _("Modern")
+    LEGACY = "legacy", _("Legacy")
+    VINTAGE = "vintage", _("Vintage")
+    PAUPER = "pauper", _("Pauper")
+    LIMITED = "limited", _("Limited (sealed or draft)")
 
 
 class Tournament(models.Model):
@@ -164,9 +165,9 @@ class Tournament(models.Model):
 class Entry(models.TextChoices):
     """A player's entry: accepted (plays), pending (waits for the organizer), rejected."""
 
-    ACCEPTED = "accepted", "Accepted"
-    PENDING = "pending", "Pending"
-    REJECTED = "rejected", "Rejected"
+    ACCEPTED = "accepted", _("Accepted")
+    PENDING = "pending", _("Pending")
+    REJECTED = "rejected", _("Rejected")
 
 
 class Player(models.Model):
@@ -234,11 +235,11 @@ class Round(models.Model):
 
 class MatchKind(models.TextChoices):
     # shared/spec/interchange.md: the shapes a match entry can take
-    PLAYED = "played", "Match"
-    BYE = "bye", "Bye"
-    LOSS = "loss", "Loss with no opponent"
-    DOUBLE_LOSS = "double_loss", "Double loss"
-    GAME = "game", "Multi-player game"
+    PLAYED = "played", _("Match")
+    BYE = "bye", _("Bye")
+    LOSS = "loss", _("Loss with no opponent")
+    DOUBLE_LOSS = "double_loss", _("Double loss")
+    GAME = "game", _("Multi-player game")
 
 
 class Match(models.Model):
@@ -295,10 +296,10 @@ class ReportState(models.TextChoices):
     """A player's own report of their match (issue 14): confirmed by the opponent, it is
     entered through the same service as the organizer's entry."""
 
-    REPORTED = "reported", "Reported, waiting for the opponent"
-    CONFIRMED = "confirmed", "Confirmed by the opponent"
-    DISPUTED = "disputed", "Disputed by the opponent"
-    OVERRIDDEN = "overridden", "Entered by the organizer"
+    REPORTED = "reported", _("Reported, waiting for the opponent")
+    CONFIRMED = "confirmed", _("Confirmed by the opponent")
+    DISPUTED = "disputed", _("Disputed by the opponent")
+    OVERRIDDEN = "overridden", _("Entered by the organizer")
 
 
 class Report(models.Model):
@@ -358,34 +359,34 @@ class Report(models.Model):
 
 
 class AuditAction(models.TextChoices):
-    RESULT = "result", "Result"
-    GAME = "game", "League table"
-    REGISTER = "register", "Registration"
-    REMOVE = "remove", "Removal"
-    RENAME = "rename", "Rename"
-    DROP = "drop", "Drop"
-    READMIT = "readmit", "Re-admit"
-    PAIR = "pair", "Pairing"
-    UNDO = "undo", "Undo pairing"
-    CUT = "cut", "Day-2 cut"
-    TOP_CUT = "top_cut", "Top cut"
-    FINISH = "finish", "Finish"
-    REOPEN = "reopen", "Reopen"
-    CLOCK = "clock", "Round clock"
-    STAFF = "staff", "Staff"
-    PLAN = "plan", "Planned rounds"
-    IMPORT = "import", "Import"
-    ENTRY = "entry", "Registration decision"
-    CHECK_IN = "check_in", "Check-in"
-    REPORT = "report", "Player's report"
-    LINK = "link", "Private link"
-    CALL = "call", "Judge call"
-    EXTENSION = "extension", "Time extension"
-    DECK_CHECK = "deck_check", "Deck check"
-    PENALTY = "penalty", "Penalty"
-    SEATING = "seating", "Fixed seat"
-    RESTRICTION = "restriction", "Pairing restriction"
-    DECKLIST = "decklist", "Decklist"
+    RESULT = "result", _("Result")
+    GAME = "game", _("League table")
+    REGISTER = "register", _("Registration")
+    REMOVE = "remove", _("Removal")
+    RENAME = "rename", _("Rename")
+    DROP = "drop", _("Drop")
+    READMIT = "readmit", _("Re-admit")
+    PAIR = "pair", _("Pairing")
+    UNDO = "undo", _("Undo pairing")
+    CUT = "cut", _("Day-2 cut")
+    TOP_CUT = "top_cut", _("Top cut")
+    FINISH = "finish", _("Finish")
+    REOPEN = "reopen", _("Reopen")
+    CLOCK = "clock", _("Round clock")
+    STAFF = "staff", _("Staff")
+    PLAN = "plan", _("Planned rounds")
+    IMPORT = "import", _("Import")
+    ENTRY = "entry", _("Registration decision")
+    CHECK_IN = "check_in", _("Check-in")
+    REPORT = "report", _("Player's report")
+    LINK = "link", _("Private link")
+    CALL = "call", _("Judge call")
+    EXTENSION = "extension", _("Time extension")
+    DECK_CHECK = "deck_check", _("Deck check")
+    PENALTY = "penalty", _("Penalty")
+    SEATING = "seating", _("Fixed seat")
+    RESTRICTION = "restriction", _("Pairing restriction")
+    DECKLIST = "decklist", _("Decklist")
 
 
 class AuditEntry(models.Model):
@@ -468,9 +469,9 @@ class StaffRole(models.TextChoices):
     A head judge also takes the calls handed up and issues disqualifications (Magic
     Tournament Rules 1.6 and 1.7: the head judge is the final authority on the floor)."""
 
-    SCOREKEEPER = "scorekeeper", "Scorekeeper"
-    HEAD_JUDGE = "head_judge", "Head judge"
-    FLOOR_JUDGE = "floor_judge", "Floor judge"
+    SCOREKEEPER = "scorekeeper", _("Scorekeeper")
+    HEAD_JUDGE = "head_judge", _("Head judge")
+    FLOOR_JUDGE = "floor_judge", _("Floor judge")
 
 
 class StaffMember(models.Model):
@@ -491,10 +492,10 @@ class StaffMember(models.Model):
 
 
 class CallState(models.TextChoices):
-    OPEN = "open", "Waiting for a judge"
-    CLAIMED = "claimed", "A judge is on the way"
-    HEAD = "head", "Handed to the head judge"
-    RESOLVED = "resolved", "Resolved"
+    OPEN = "open", _("Waiting for a judge")
+    CLAIMED = "claimed", _("A judge is on the way")
+    HEAD = "head", _("Handed to the head judge")
+    RESOLVED = "resolved", _("Resolved")
 
 
 class JudgeCall(models.Model):
@@ -550,8 +551,8 @@ class DeckCheck(models.Model):
 
 
 class ExtensionReason(models.TextChoices):
-    JUDGE = "judge", "Judge's time extension"
-    DECK_CHECK = "deck_check", "Deck check"
+    JUDGE = "judge", _("Judge's time extension")
+    DECK_CHECK = "deck_check", _("Deck check")
 
 
 class TimeExtension(models.Model):
@@ -585,10 +586,10 @@ class TimeExtension(models.Model):
 class PenaltyKind(models.TextChoices):
     """Magic Infraction Procedure Guide, section 1.1 (penalty definitions)."""
 
-    WARNING = "warning", "Warning"
-    GAME_LOSS = "game_loss", "Game Loss"
-    MATCH_LOSS = "match_loss", "Match Loss"
-    DISQUALIFICATION = "dq", "Disqualification"
+    WARNING = "warning", _("Warning")
+    GAME_LOSS = "game_loss", _("Game Loss")
+    MATCH_LOSS = "match_loss", _("Match Loss")
+    DISQUALIFICATION = "dq", _("Disqualification")
 
 
 class Penalty(models.Model):

@@ -18,6 +18,9 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext, pgettext_lazy
+
 K = TypeVar("K")  # a player's id as the caller holds it (external id, pk)
 
 # Invisible characters outside the "C" categories refused below: fillers that render as
@@ -56,16 +59,26 @@ def invisible(ch: str) -> bool:
 
 
 def problem(text: str) -> str | None:
-    """Why `text` cannot be a name (its first control or invisible character), or None."""
+    """Why `text` cannot be a name (its first control or invisible character), or None;
+    the end of a sentence that starts with what the text is ("The name ...")."""
     for ch in text:
         if invisible(ch):
-            kind = (
-                "a control character"
-                if unicodedata.category(ch) == "Cc"
-                else ("an invisible character")
-            )
-            return f"holds {kind} ({_character(ch)}): type it again without it"
+            if unicodedata.category(ch) == "Cc":
+                why = _("holds a control character (%(character)s): type it again without it")
+            else:
+                why = _("holds an invisible character (%(character)s): type it again without it")
+            return why % {"character": _character(ch)}
     return None
+
+
+# The fields whose text `clean` checks, marked for the catalogues (translated at use).
+FIELDS = (
+    pgettext_lazy("field", "name"),
+    pgettext_lazy("field", "word that tells you apart"),
+    pgettext_lazy("field", "note"),
+    pgettext_lazy("field", "resolution"),
+    pgettext_lazy("field", "contact"),
+)
 
 
 def normal(text: str) -> str:
@@ -77,12 +90,16 @@ def clean(text: str, *, field: str = "name", maximum: int = 200, required: bool 
     """`text` as it is stored (`normal`), or NameRefused: empty, too long, or holding a
     control or invisible character."""
     out = normal(text)
+    word = pgettext("field", field)
     if required and not out:
-        raise NameRefused(f"Give your {field}.")
+        raise NameRefused(_("Give your %(field)s.") % {"field": word})
     if len(out) > maximum:
-        raise NameRefused(f"The {field} is longer than {maximum} characters.")
+        raise NameRefused(
+            _("The %(field)s is longer than %(maximum)s characters.")
+            % {"field": word, "maximum": maximum}
+        )
     if (why := problem(out)) is not None:
-        raise NameRefused(f"The {field} {why}.")
+        raise NameRefused(_("The %(field)s %(why)s.") % {"field": word, "why": why})
     return out
 
 

@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext_lazy as _
 
 from tournaments.locale import speaking
 from tournaments.models import StaffMember, StaffRole, Tournament
@@ -62,7 +63,7 @@ def is_head_judge(user: Any, tournament: Tournament) -> bool:
 
 
 def _requiring(
-    allowed: frozenset[str], refusal: str
+    allowed: frozenset[str], refusal: Any
 ) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @login_required
@@ -71,7 +72,10 @@ def _requiring(
             tournament = get_object_or_404(Tournament, slug=slug)
             if role_of(request.user, tournament) not in allowed:
                 raise PermissionDenied(refusal)
-            return view(request, tournament, *args, **kwargs)
+            # The team's screens too show times in the event's time zone, and speak its
+            # language to a browser that asks for none we ship (tournaments.locale).
+            with speaking(request, tournament):
+                return view(request, tournament, *args, **kwargs)
 
         return wrapped
 
@@ -79,14 +83,14 @@ def _requiring(
 
 
 # Log in first (redirect), then the right role or 403; the view gets the tournament.
-manager_required = _requiring(MANAGERS, "You do not manage this tournament.")
-judge_required = _requiring(FLOOR, "You are not on this tournament's floor team.")
-head_judge_required = _requiring(HEAD, "Only the head judge or the organizer may do this.")
+manager_required = _requiring(MANAGERS, _("You do not manage this tournament."))
+judge_required = _requiring(FLOOR, _("You are not on this tournament's floor team."))
+head_judge_required = _requiring(HEAD, _("Only the head judge or the organizer may do this."))
 
 
 # --- players' private links (issue 14) ----------------------------------------------------
 
-UNKNOWN_LINK = (
+UNKNOWN_LINK = _(
     "This private link is not valid: it was not copied whole, or the organizer has "
     "replaced it with a new one. Ask the organizer for your new link."
 )

@@ -29,6 +29,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from tournaments import clientaddress
 
@@ -69,6 +70,22 @@ CHECK_IN_ADDRESS_LIMIT = VENUE_PLAYERS * 3 // 2
 REPORT_ADDRESS_LIMIT = VENUE_PLAYERS * 2
 
 
+# The refusals' words (Refused.message), marked for the catalogues and translated at use:
+# what was refused, and whose count was over.
+WRITES = (
+    pgettext_lazy("too many", "reports and drops"),
+    pgettext_lazy("too many", "check-ins"),
+    pgettext_lazy("too many", "registrations"),
+    pgettext_lazy("too many", "decklists"),
+    pgettext_lazy("too many", "judge calls"),
+)
+SOURCES = (
+    pgettext_lazy("too many", "for this event"),
+    pgettext_lazy("too many", "from this link"),
+    pgettext_lazy("too many", "from this network address"),
+)
+
+
 @dataclass(frozen=True)
 class Limit:
     """At most `limit` requests under `key` in each window of `window_s` seconds; `who`
@@ -91,13 +108,33 @@ class Refused:
     retry_after_s: int
 
     def message(self, what: str) -> str:
-        """`what` is the plural of the write refused ("reports")."""
-        per = "a minute" if self.limit.window_s == MINUTE else f"in {self.limit.window_s} s"
+        """`what` is the plural of the write refused ("reports"), one of WRITES; in the
+        reader's language."""
         wait = self.retry_after_s
-        return (
-            f"Too many {what} {self.limit.who} (at most {self.limit.limit} {per}):"
-            f" wait {wait} second{'s' if wait != 1 else ''}, then try again."
-        )
+        values = {
+            "what": pgettext("too many", what),
+            "who": pgettext("too many", self.limit.who),
+            "limit": self.limit.limit,
+            "window": self.limit.window_s,
+            "wait": wait,
+        }
+        if self.limit.window_s == MINUTE:
+            text = ngettext(
+                "Too many %(what)s %(who)s (at most %(limit)s a minute): wait %(wait)s"
+                " second, then try again.",
+                "Too many %(what)s %(who)s (at most %(limit)s a minute): wait %(wait)s"
+                " seconds, then try again.",
+                wait,
+            )
+        else:
+            text = ngettext(
+                "Too many %(what)s %(who)s (at most %(limit)s in %(window)s s): wait"
+                " %(wait)s second, then try again.",
+                "Too many %(what)s %(who)s (at most %(limit)s in %(window)s s): wait"
+                " %(wait)s seconds, then try again.",
+                wait,
+            )
+        return text % values
 
     def headers(self, response: HttpResponse) -> HttpResponse:
         response["Retry-After"] = str(self.retry_after_s)

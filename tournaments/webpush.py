@@ -84,11 +84,15 @@ def words(kind: str, facts: dict[str, Any]) -> tuple[str, str]:
     """The notification's title and body, in the active language."""
     table, number = facts.get("table"), facts.get("round")
     if kind == outbox.PAIRING:
-        where = _("Round %(round)s") % {"round": number}
         if facts.get("match") == MatchKind.BYE:
-            return where + _(": bye"), _("You have a bye this round: nothing to play.")
+            return _("Round %(round)s: bye") % {"round": number}, _(
+                "You have a bye this round: nothing to play."
+            )
         opponent = facts.get("opponent")
-        title = where if table is None else where + _(": table %(table)s") % {"table": table}
+        if table is None:
+            title = _("Round %(round)s") % {"round": number}
+        else:
+            title = _("Round %(round)s: table %(table)s") % {"round": number, "table": table}
         if facts.get("match") == MatchKind.GAME:
             return title, _("Your pod is paired: find your table.")
         if opponent is None:
