@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from tournaments.models import Match, Tournament
 
@@ -20,6 +21,14 @@ FR = {"HTTP_ACCEPT_LANGUAGE": "fr"}
 JA = {"HTTP_ACCEPT_LANGUAGE": "ja"}
 DE = {"HTTP_ACCEPT_LANGUAGE": "de"}
 HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards() -> Any:
+    """A request activates its reader's language in this thread and leaves it there: the
+    next test in the same worker would read French refusals from the services."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture
