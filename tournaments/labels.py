@@ -147,3 +147,17 @@ def finish_text(finish: str) -> str:
         "first": ordinal_text(int(first)),
         "last": ordinal_text(int(last)),
     }
+
+
+def spoken(message: object) -> str:
+    """A pure core's message (tournaments.said.Said) in the reader's language; any other
+    text as it is. A value that is itself a Said is said too."""
+    from django.utils.translation import gettext
+
+    from tournaments.said import Said
+
+    if not isinstance(message, Said):
+        return str(message)
+    values = {k: spoken(v) if isinstance(v, Said) else v for k, v in message.values.items()}
+    template = gettext(message.template)
+    return template % values if values else template

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tournaments.said import Said, gettext_noop
+
 MAX_DIGITS = 9  # no id, round or minute count here needs more
 
 
@@ -25,10 +27,12 @@ def ascii_int(value: object, *, maximum: int = 10**MAX_DIGITS - 1) -> int | None
 
 # --- The round screen's quick entry: "12 2-1", "12 d", "12 2-0-1" ------------------------
 
-QUICK_ENTRY_HELP = (
-    'Type a table and its result: "12 2-1" (games won by the first player, then the '
-    'second), "12 2-0-1" (then drawn games), "12 d" (a draw), "12 dl" (a double loss) '
-    'or "12 clear".'
+QUICK_ENTRY_HELP = Said(
+    gettext_noop(
+        'Type a table and its result: "12 2-1" (games won by the first player, then the '
+        'second), "12 2-0-1" (then drawn games), "12 d" (a draw), "12 dl" (a double loss) '
+        'or "12 clear".'
+    )
 )
 _QUICK = re.compile(r"^\s*(?:t(?:able)?\s*)?(\d{1,6})\s*[:,]?\s+(.+?)\s*$", re.ASCII | re.I)
 _SCORE = re.compile(r"^(\d{1,2})\s*[-:/ ]\s*(\d{1,2})(?:\s*[-:/ ]\s*(\d{1,2}))?$", re.ASCII)
@@ -56,17 +60,28 @@ def parse_quick_entry(text: str) -> QuickEntry:
     """Read "12 2-1" as table 12, 2 games to 1; raise QuickEntryError naming the problem."""
     text = text.strip()
     if not text:
-        raise QuickEntryError("Type a table number and a result, e.g. 12 2-1.")
+        raise QuickEntryError(Said(gettext_noop("Type a table number and a result, e.g. 12 2-1.")))
     m = _QUICK.match(text)
     if m is None:
         if ascii_int(text) is not None:
             raise QuickEntryError(
-                f"Table {int(text)}: add its result after a space, e.g. {int(text)} 2-1."
+                Said(
+                    gettext_noop(
+                        "Table %(table)s: add its result after a space, e.g. %(table)s 2-1."
+                    ),
+                    table=int(text),
+                )
             )
-        raise QuickEntryError(f'"{text}" is not a table and a result. {QUICK_ENTRY_HELP}')
+        raise QuickEntryError(
+            Said(
+                gettext_noop('"%(text)s" is not a table and a result. %(help)s'),
+                text=text,
+                help=QUICK_ENTRY_HELP,
+            )
+        )
     table, rest = int(m[1]), " ".join(m[2].lower().split())
     if table == 0:
-        raise QuickEntryError("Tables are numbered from 1.")
+        raise QuickEntryError(Said(gettext_noop("Tables are numbered from 1.")))
     if rest in DRAW_WORDS:
         return QuickEntry(table, (0, 0), draw=True)
     if rest in DOUBLE_LOSS_WORDS:
@@ -75,5 +90,12 @@ def parse_quick_entry(text: str) -> QuickEntry:
         return QuickEntry(table, None)
     s = _SCORE.match(rest)
     if s is None:
-        raise QuickEntryError(f'Table {table}: "{m[2]}" is not a result. {QUICK_ENTRY_HELP}')
+        raise QuickEntryError(
+            Said(
+                gettext_noop('Table %(table)s: "%(text)s" is not a result. %(help)s'),
+                table=table,
+                text=m[2],
+                help=QUICK_ENTRY_HELP,
+            )
+        )
     return QuickEntry(table, (int(s[1]), int(s[2])), int(s[3] or 0))

@@ -16,6 +16,7 @@ from scoring.engine.mtr import SWISS_SYSTEMS as SWISS_SYSTEMS
 
 # The Magic Infraction Procedure Guide's infractions and default penalties (issue 27).
 from tournaments.infractions import INFRACTIONS as INFRACTIONS
+from tournaments.said import Said, gettext_noop
 
 # Best of 1 or 3 (MTR 2.3, "a match is won by the first player to win two games" in a best
 # of 3); the database holds the same rule as a check constraint.
@@ -216,25 +217,37 @@ def check_two_player_result(
     more than N games won by one player, two winners, more than 2N games in all.
     """
     if len(wins) != 2:
-        return "A result gives the games won by each of the two players."
+        return Said(gettext_noop("A result gives the games won by each of the two players."))
     if any(w < 0 for w in wins) or draws < 0:
-        return "Game counts cannot be negative."
+        return Said(gettext_noop("Game counts cannot be negative."))
     need = best_of // 2 + 1
     if recorded:
         if any(w > best_of for w in wins):
-            return f"In a best-of-{best_of} nobody wins more than {best_of} games."
+            return Said(TOO_MANY_WON, best_of=best_of, most=best_of)
         if min(wins) >= need:
-            return "Both players cannot win the match."
+            return Said(TWO_WINNERS)
         if sum(wins) + draws > 2 * best_of:
-            return f"A best-of-{best_of} has at most {2 * best_of} games, even as recorded."
+            return Said(
+                gettext_noop("A best-of-%(best_of)s has at most %(most)s games, even as recorded."),
+                best_of=best_of,
+                most=2 * best_of,
+            )
         return None
     if any(w > need for w in wins):
-        return f"In a best-of-{best_of} nobody wins more than {need} games."
+        return Said(TOO_MANY_WON, best_of=best_of, most=need)
     if wins[0] == need and wins[1] == need:
-        return "Both players cannot win the match."
+        return Said(TWO_WINNERS)
     if sum(wins) + draws > best_of:
-        return f"A best-of-{best_of} has at most {best_of} games."
+        return Said(
+            gettext_noop("A best-of-%(best_of)s has at most %(most)s games."),
+            best_of=best_of,
+            most=best_of,
+        )
     return None
+
+
+TOO_MANY_WON = gettext_noop("In a best-of-%(best_of)s nobody wins more than %(most)s games.")
+TWO_WINNERS = gettext_noop("Both players cannot win the match.")
 
 
 # --- CSV -------------------------------------------------------------------------------

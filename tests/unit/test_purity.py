@@ -12,7 +12,14 @@ from tests.conftest import PROJECT_ROOT
 
 @pytest.mark.parametrize(
     "package",
-    ["scoring.engine", "tournaments.pairing", "tournaments.rules", "tournaments.decklists"],
+    [
+        "scoring.engine",
+        "tournaments.pairing",
+        "tournaments.rules",
+        "tournaments.decklists",
+        "tournaments.parsing",
+        "tournaments.said",
+    ],
 )
 def test_engine_imports_nothing_from_django(package: str) -> None:
     code = (

@@ -32,6 +32,7 @@ from tournaments.forms import (
     TopCutForm,
     TournamentForm,
 )
+from tournaments.labels import spoken
 from tournaments.models import Match, MatchKind, Player, Round, Status, Tournament
 from tournaments.pages import organizer as pages
 from tournaments.pages import round_screen as round_pages
@@ -263,7 +264,8 @@ def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     try:
         entry = parse_quick_entry(value)
     except QuickEntryError as exc:
-        return quick_response(request, tournament, number, value=value, error=str(exc))
+        error = spoken(exc.args[0])
+        return quick_response(request, tournament, number, value=value, error=error)
     match = round_pages.match_at_table(round_, entry.table)
     if match is None:
         error = gettext("Round %(number)s has no table %(table)s.") % {

@@ -1,0 +1,59 @@
+"""The pure cores' refusals (tournaments.rules, tournaments.parsing) read English where
+they are made and are said in the reader's language where they are shown (issue 29)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import translation
+
+from tournaments.labels import spoken
+from tournaments.parsing import QuickEntryError, parse_quick_entry
+from tournaments.rules import check_two_player_result
+from tournaments.said import Said
+
+
+def test_a_said_message_is_its_english_text_and_keeps_its_template() -> None:
+    said = Said("Table %(table)s is free.", table=4)
+    assert said == "Table 4 is free." and isinstance(said, str)
+    assert (said.template, said.values) == ("Table %(table)s is free.", {"table": 4})
+
+
+def test_a_result_no_match_can_produce_is_said_in_the_readers_language() -> None:
+    problem = check_two_player_result(best_of=3, wins=(3, 0), draws=0)
+    assert problem == "In a best-of-3 nobody wins more than 2 games."
+    with translation.override("fr"):
+        assert spoken(problem) == "Dans un match en 3 manches, personne ne gagne plus de 2 parties."
+    with translation.override("de"):
+        assert spoken(problem) == "In einem Best-of-3 gewinnt niemand mehr als 2 Spiele."
+
+
+def test_a_quick_entry_refusal_says_its_help_in_the_same_language() -> None:
+    with pytest.raises(QuickEntryError) as refused:
+        parse_quick_entry("12 abc")
+    english = str(refused.value)
+    assert english.startswith('Table 12: "abc" is not a result. Type a table and its result')
+    with translation.override("es"):
+        said = spoken(refused.value.args[0])
+    assert said.startswith("Mesa 12: «abc» no es un resultado. Escribe una mesa")
+
+
+def test_text_that_is_not_said_is_shown_as_it_is() -> None:
+    with translation.override("fr"):
+        assert spoken("Ana Lopez") == "Ana Lopez"
+
+
+@pytest.mark.django_db
+def test_the_round_screens_quick_entry_refuses_in_french_plain_and_with_htmx(
+    oc: Client, playing_event: Any, owner: Any
+) -> None:
+    playing_event.owner = owner
+    playing_event.save(update_fields=["owner"])
+    url = f"/t/{playing_event.slug}/manage/rounds/3/quick/"
+    for extra in ({}, {"HTTP_HX_REQUEST": "true"}):
+        response = oc.post(url, {"entry": "2 9-9"}, HTTP_ACCEPT_LANGUAGE="fr", **extra)
+        body = response.content.decode()
+        assert response.status_code == 422, body[:300]
+        assert "personne ne gagne plus de 2 parties" in body
