@@ -217,6 +217,21 @@ def test_the_judges_screen_lists_open_calls_oldest_first_with_table_players_note
     assert 'id="floor-links"' in html and f"/t/{t.slug}/judge/" in html  # the refresh link
 
 
+def test_the_judges_screen_gives_its_script_the_waits_words_in_the_readers_language(
+    team: dict[str, Any],
+) -> None:
+    """calls.js counts each call's wait on from these, so the wait stays in German."""
+    t = team["t"]
+    calls.call_judge(player=at_table(t, 2))
+    page = client_of(team, "floor_judge").get(f"/t/{t.slug}/judge/", HTTP_ACCEPT_LANGUAGE="de")
+    body = page.content.decode()
+    assert 'data-wait-now="gerade eben"' in body
+    assert 'data-wait-minutes="%(minutes)s Min."' in body
+    english = client_of(team, "floor_judge").get(f"/t/{t.slug}/judge/").content.decode()
+    assert 'data-wait-now="just now"' in english
+    assert 'data-wait-hours="%(hours)s h %(minutes)s min"' in english
+
+
 def test_the_head_judges_screen_shows_calls_handed_up_first_and_marked(
     team: dict[str, Any],
 ) -> None:

@@ -68,12 +68,18 @@
   }
 
   function tickWaits() {
+    // The words come from the section in the page's language (pages.calls.waited's).
+    var box = document.getElementById("judge-calls");
+    if (!box) return;
+    var words = box.dataset;
     document.querySelectorAll("#judge-calls [data-since]").forEach(function (el) {
       var since = Date.parse(el.dataset.since);
       if (isNaN(since)) return;
       var minutes = Math.max(0, Math.floor((Date.now() - since) / 60000));
-      el.textContent = minutes < 1 ? "just now" : minutes < 60 ? minutes + " min" :
-        Math.floor(minutes / 60) + " h " + (minutes % 60) + " min";
+      el.textContent = minutes < 1 ? (words.waitNow || "just now") : minutes < 60 ?
+        (words.waitMinutes || "%(minutes)s min").replace("%(minutes)s", minutes) :
+        (words.waitHours || "%(hours)s h %(minutes)s min")
+          .replace("%(hours)s", Math.floor(minutes / 60)).replace("%(minutes)s", minutes % 60);
     });
   }
 

@@ -224,4 +224,10 @@ def floor(t: Tournament, user: Any) -> dict[str, Any]:
         # The open calls' ids: the screen's script tells a new one from one it showed.
         "ids": " ".join(str(r["id"]) for r in rows),
         "finished": t.status == Status.FINISHED,
+        # The words `waited` uses, for the screen's script to count on in the language.
+        "wait_words": {
+            "now": _("just now"),
+            "minutes": _("%(minutes)s min"),
+            "hours": _("%(hours)s h %(minutes)s min"),
+        },
     }
