@@ -34,6 +34,8 @@ from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Min, Q
 from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from tournaments import names as name_rules  # `names` is a local name here
 from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, StaffRole, Tournament
@@ -596,7 +598,7 @@ def _named_in_summary(
         if plain.endswith(entry):
             named.append((plain[: -len(entry)], str(a["player"])))
     elif action == AuditAction.LINK and a.get("player") is not None:
-        _, sep, name = _without_by(text).partition(" link for ")
+        _before, sep, name = _without_by(text).partition(" link for ")
         if sep:
             named.append((name, str(a["player"])))
     unique: list[Named] = []
@@ -814,7 +816,7 @@ def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
     # Players the JSON holds by id that the entry did not name (entries written before
     # their players were stored): named as they are now. None at all: no query.
     exts: set[str] = set()
-    for _, r in rows:
+    for _pk, r in rows:
         held: set[str] = set()
         for state in (r.before, r.after) if r.action == AuditAction.GAME else ():
             if isinstance(state, dict):
@@ -823,7 +825,7 @@ def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
         listing = (AuditAction.CUT, AuditAction.TOP_CUT, AuditAction.DROP)
         if r.action in listing and isinstance(r.after, dict):
             held.update(map(str, r.after.get("players") or r.after.get("seeds") or []))
-        exts |= held - {ext for _, ext in r.players}
+        exts |= held - {ext for _name, ext in r.players}
     names = (
         dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
         if exts
@@ -841,7 +843,15 @@ def _round_choices(
     numbers = list(t.rounds.order_by("number").values_list("number", flat=True))
     if selected is not None and selected not in numbers:
         numbers.append(selected)  # an undone round's entries stay in the log
-    return [(n, f"{playoff[n]} (round {n})" if n in playoff else f"Round {n}") for n in numbers]
+    return [
+        (
+            n,
+            _("%(name)s (round %(number)s)") % {"name": playoff[n], "number": n}
+            if n in playoff
+            else _("Round %(number)s") % {"number": n},
+        )
+        for n in numbers
+    ]
 
 
 def filter_form(tournament: Tournament) -> dict[str, Any]:
@@ -881,9 +891,10 @@ def audit_log(
     ctx = _context(t, rows)
     labels = _namesake_labels(t)
     sentences = [(pk, r, _labelled(describe(r, ctx), labels)) for pk, r in rows]
-    link = _links([m for _, _, s in sentences for m in s.mentions], t)
+    link = _links([m for _pk, _r, s in sentences for m in s.mentions], t)
     here = reverse("manage_audit", args=[t.slug])
     query = urlencode([(k, v) for k, v in (("round", round), ("player", player)) if v])
+    found = sorted({n for p in people for n in p.names})
     return {
         "tournament": t,
         "entries": [
@@ -902,20 +913,33 @@ def audit_log(
         "page": shown.number,
         "pages": pages.num_pages,
         "shown": (
-            f"Entries {shown.start_index():,}–{shown.end_index():,} of {pages.count:,}, "
-            "newest first"
+            _("Entries %(first)s–%(last)s of %(count)s, newest first")
+            % {
+                "first": number_format(shown.start_index(), force_grouping=True),
+                "last": number_format(shown.end_index(), force_grouping=True),
+                "count": number_format(pages.count, force_grouping=True),
+            }
             if pages.count
-            else "No entries"
+            else _("No entries")
         ),
         "previous_page": shown.previous_page_number() if shown.has_previous() else None,
         "next_page": shown.next_page_number() if shown.has_next() else None,
         "query": query,
         "round": round,
         "player": player,
-        "players_found": sorted({n for p in people for n in p.names}),
+        "players_found": found,
+        "naming": _either(found) if found else _("“%(typed)s”") % {"typed": player},
         "rounds": _round_choices(t, ctx.playoff_rounds, round),
         "time_zone": settings.TIME_ZONE,
     }
+
+
+def _either(names: Sequence[str]) -> str:
+    """ "Ana or Ben or Carl": one message per pair, so each language words its "or"."""
+    said = names[0]
+    for name in names[1:]:
+        said = _("%(names)s or %(name)s") % {"names": said, "name": name}
+    return said
 
 
 def _namesake_labels(t: Tournament) -> dict[str, tuple[str, str]]:
