@@ -76,3 +76,22 @@ def test_the_players_count_is_one_message_with_its_plural(oc: Client, mine: Tour
     assert " actifs" in body or " actif" in body
     english = oc.get(reverse("manage_players", args=[mine.slug])).content.decode()
     assert " active" in english
+
+
+def test_the_audit_log_reads_as_sentences_in_the_readers_language(
+    oc: Client, mine: Tournament, owner: Any
+) -> None:
+    from tournaments.services.fixed_seats import fix_seat
+    from tournaments.services.players import rename_player
+
+    ana = mine.players.get(name="Ana Souza")
+    rename_player(player=ana, name="Ana Lima", by=owner)
+    fix_seat(tournament=mine, player=ana, table=7, reason="stream", by=owner)
+    url = reverse("manage_audit", args=[mine.slug])
+    french = oc.get(url, **FR).content.decode()
+    assert "renommé en" in french and "fixé à la table 7 (stream)" in french
+    assert " par owner à " in french and "Importé depuis un fichier (7 joueurs, 3 rondes)" in french
+    japanese = oc.get(url, **JA).content.decode()
+    assert "を7卓に固定（stream）" in japanese
+    english = oc.get(url).content.decode()
+    assert "fixed to table 7 (stream) by owner at " in english
