@@ -101,8 +101,12 @@ def when(at: datetime, ctx: Context) -> str:
     time = f"{local:%H:%M}"
     if not ctx.with_date:
         return _("at %(time)s") % {"time": time}
-    # The day's and the month's short names in the reader's language ("Sat 14 Jun").
-    day = dateformat.format(local, "D j M Y" if ctx.with_year else "D j M")
+    # A date format each language writes its own way ("Sat 14 Jun", "6月14日(土)").
+    if ctx.with_year:
+        shape = pgettext("the audit log's day, a Django date format", "D j M Y")
+    else:
+        shape = pgettext("the audit log's day, a Django date format", "D j M")
+    day = dateformat.format(local, shape)
     return _("on %(day)s at %(time)s") % {"day": day, "time": time}
 
 
