@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from tournaments.models import Tournament
 
@@ -17,6 +18,14 @@ pytestmark = pytest.mark.django_db
 FR = {"HTTP_ACCEPT_LANGUAGE": "fr"}
 JA = {"HTTP_ACCEPT_LANGUAGE": "ja"}
 HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def back_to_english() -> Any:
+    """LocaleMiddleware leaves the last request's language active in this thread: a later
+    test calling a service directly would read its refusals in Japanese."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture
@@ -95,3 +104,21 @@ def test_the_audit_log_reads_as_sentences_in_the_readers_language(
     assert "を7卓に固定（stream）" in japanese
     english = oc.get(url).content.decode()
     assert "fixed to table 7 (stream) by owner at " in english
+
+
+def test_a_refused_backup_names_its_problems_in_the_readers_language(
+    oc: Client, mine: Tournament
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def upload(text: bytes, **headers: str) -> str:
+        document = SimpleUploadedFile("backup.json", text, content_type="application/json")
+        return oc.post(
+            reverse("manage_restore"), {"document": document}, **headers
+        ).content.decode()
+
+    assert "document: objet attendu, reçu une liste" in upload(b"[1, 2]", **FR)
+    assert "document: expected an object, got a list" in upload(b"[1, 2]")
+    assert "name: 空にできません" in upload(
+        b'{"format": "swiss-tournament/1", "name": " ", "system": "mtr", "players": []}', **JA
+    )
