@@ -5,7 +5,7 @@ deadline and publishing, and the tables' time extensions; bad values are named b
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -27,7 +27,8 @@ SHORT = "4 Lightning Bolt\n20 Mountain\n"
 def event(owner: Any) -> Tournament:
     t = services.create_tournament(name="Swap Open", owner=owner, seed=9)
     services.register_players(tournament=t, names=[f"Player {i}" for i in range(1, 7)])
-    deadline = datetime(2026, 11, 28, 9, 30, tzinfo=UTC)
+    # A day ahead of the clock, whenever the suite runs: the lists are still open.
+    deadline = (datetime.now(UTC) + timedelta(days=1)).replace(second=0, microsecond=0)
     decklists.set_decklist_rules(tournament=t, deck_format="modern", deadline=deadline, by=owner)
     first, second, *_ = t.players.order_by("id")
     decklists.submit_decklist(player=first, text=LEGAL)

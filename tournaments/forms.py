@@ -9,32 +9,50 @@ from zoneinfo import available_timezones
 
 from django import forms
 from django.conf import settings
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Enforcement, Seat, StaffRole, System
 from tournaments.rules import TOP_CUT_CHOICES, TOP_CUT_SIZES
 
+
+def shown(choices: list[tuple[str, str]]) -> list[tuple[str, Any]]:
+    """A model's choices with their labels in the reader's language (the models keep
+    them English, tournaments/models.py)."""
+    return [(value, _(label)) for value, label in choices]
+
+
 NOT_NEGATIVE = {
-    "min_value": "Game counts cannot be negative.",
-    "invalid": "Enter a whole number of games.",
+    "min_value": _("Game counts cannot be negative."),
+    "invalid": _("Enter a whole number of games."),
 }
 RESULT_RE = re.compile(r"^\s*(\d{1,2})-(\d{1,2})(?:-(\d{1,2}))?\s*$", re.ASCII)
 
 
+def _top(size: int) -> str:
+    return gettext("Top %(size)s") % {"size": size}
+
+
+# A choice's label, said in the language of the request that shows the form.
+top_label = lazy(_top, str)
+
+
 class TournamentForm(forms.Form):
     name = forms.CharField(max_length=200, strip=True)
-    system = forms.ChoiceField(choices=System.choices, initial=System.MTR)
+    system = forms.ChoiceField(choices=shown(System.choices), initial=System.MTR)
     best_of = forms.TypedChoiceField(
-        choices=[(3, "Best of 3"), (1, "Best of 1")], coerce=int, initial=3
+        choices=[(3, _("Best of 3")), (1, _("Best of 1"))], coerce=int, initial=3
     )
     planned_rounds = forms.IntegerField(
         required=False,
         min_value=1,
         max_value=30,
-        label="Planned Swiss rounds",
-        help_text="Leave empty to decide later: the event screen suggests a number.",
+        label=_("Planned Swiss rounds"),
+        help_text=_("Leave empty to decide later: the event screen suggests a number."),
     )
     top_cut = forms.TypedChoiceField(
-        choices=[(n, f"Top {n}" if n else "No top cut") for n in TOP_CUT_CHOICES],
+        choices=[(n, top_label(n) if n else _("No top cut")) for n in TOP_CUT_CHOICES],
         coerce=int,
         initial=0,
     )
@@ -42,16 +60,18 @@ class TournamentForm(forms.Form):
         choices=lambda: [(z, z) for z in sorted(available_timezones())],
         initial=lambda: settings.TIME_ZONE,
         required=False,  # empty: the server's (settings.TIME_ZONE)
-        label="Time zone",
-        help_text="Where the event is played: the audit log's times are in it.",
+        label=_("Time zone"),
+        help_text=_("Where the event is played: the audit log's times are in it."),
     )
     enforcement = forms.ChoiceField(
-        choices=Enforcement.choices,
+        choices=shown(Enforcement.choices),
         initial=Enforcement.REGULAR,
         required=False,  # empty (a form of before this field): Regular
-        label="Rules Enforcement Level",
-        help_text="Regular for casual events: only they may keep two players from being "
-        "paired. Changeable later on the event's Seating screen.",
+        label=_("Rules Enforcement Level"),
+        help_text=_(
+            "Regular for casual events: only they may keep two players from being "
+            "paired. Changeable later on the event's Seating screen."
+        ),
     )
 
     def clean_enforcement(self) -> str:
@@ -66,23 +86,26 @@ class PlanForm(forms.Form):
 
 
 class PlayerForm(forms.Form):
-    name = forms.CharField(max_length=200, strip=True, label="Player name")
+    name = forms.CharField(max_length=200, strip=True, label=_("Player name"))
 
 
 class PasteForm(forms.Form):
     names = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 6}), label="Player names, one a line"
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        label=_("Player names, one a line"),
     )
 
     def clean_names(self) -> list[str]:
         names = [line.strip() for line in self.cleaned_data["names"].splitlines()]
         names = [n for n in names if n]
         if not names:
-            raise forms.ValidationError("Give at least one player name.")
+            raise forms.ValidationError(gettext("Give at least one player name."))
         for number, name in enumerate(names, start=1):
             if len(name) > 200:
                 raise forms.ValidationError(
-                    f"Line {number}: the name is longer than 200 characters."
+                    gettext("Line %(line)s: the name is longer than 200 characters.")
+                    % {"line": number}
                 )
         return names
 
@@ -102,7 +125,7 @@ class ResultForm(forms.Form):
     )
     action = forms.ChoiceField(
         required=False,
-        choices=[("save", "Save"), ("double_loss", "Double loss"), ("clear", "Clear")],
+        choices=[("save", _("Save")), ("double_loss", _("Double loss")), ("clear", _("Clear"))],
     )
 
     def clean(self) -> dict[str, Any]:
@@ -117,11 +140,11 @@ class ResultForm(forms.Form):
         elif data.get("result"):
             m = RESULT_RE.match(data["result"])
             if m is None:
-                raise forms.ValidationError("A result looks like 2-1 or 0-0-3.")
+                raise forms.ValidationError(gettext("A result looks like 2-1 or 0-0-3."))
             data.update(wins=(int(m[1]), int(m[2])), draws=int(m[3] or 0), double_loss=False)
         else:
             if data.get("wins_a") is None or data.get("wins_b") is None:
-                raise forms.ValidationError("Give the games won by both players.")
+                raise forms.ValidationError(gettext("Give the games won by both players."))
             data.update(
                 wins=(data["wins_a"], data["wins_b"]),
                 draws=data.get("draws") or 0,
@@ -133,7 +156,7 @@ class ResultForm(forms.Form):
 class GameForm(forms.Form):
     """A league table: per seat a place, a raw score and an absent box."""
 
-    action = forms.ChoiceField(required=False, choices=[("save", "Save"), ("clear", "Clear")])
+    action = forms.ChoiceField(required=False, choices=[("save", _("Save")), ("clear", _("Clear"))])
 
     def __init__(self, *args: Any, seats: list[Seat], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -144,15 +167,15 @@ class GameForm(forms.Form):
                 min_value=1,
                 max_value=99,
                 error_messages={
-                    "min_value": "Places start at 1.",
-                    "invalid": "A place is a whole number.",
+                    "min_value": _("Places start at 1."),
+                    "invalid": _("A place is a whole number."),
                 },
             )
             self.fields[f"score_{seat.pk}"] = forms.DecimalField(
                 required=False,
                 max_digits=14,
                 decimal_places=4,
-                error_messages={"invalid": "A score is a number."},
+                error_messages={"invalid": _("A score is a number.")},
             )
             self.fields[f"absent_{seat.pk}"] = forms.BooleanField(required=False)
 
@@ -172,7 +195,8 @@ class GameForm(forms.Form):
             place, score = data.get(f"place_{seat.pk}"), data.get(f"score_{seat.pk}")
             if place is None or score is None:
                 raise forms.ValidationError(
-                    f"Give a place and a score for {seat.player.name} (or mark them absent)."
+                    gettext("Give a place and a score for %(name)s (or mark them absent).")
+                    % {"name": seat.player.name}
                 )
             places.append(place)
             scores.append(score)
@@ -182,20 +206,23 @@ class GameForm(forms.Form):
 
 class CutForm(forms.Form):
     mode = forms.ChoiceField(
-        choices=[("points", "At least this many match points"), ("top", "The top N players")],
+        choices=[
+            ("points", _("At least this many match points")),
+            ("top", _("The top N players")),
+        ],
         initial="points",
         widget=forms.RadioSelect,
     )
     value = forms.IntegerField(
         min_value=0,
         max_value=100000,
-        error_messages={"invalid": "Enter a whole number.", "min_value": "Enter 0 or more."},
+        error_messages={"invalid": _("Enter a whole number."), "min_value": _("Enter 0 or more.")},
     )
 
 
 class TopCutForm(forms.Form):
     size = forms.TypedChoiceField(
-        choices=[(n, f"Top {n}") for n in reversed(TOP_CUT_SIZES)], coerce=int, initial=8
+        choices=[(n, top_label(n)) for n in reversed(TOP_CUT_SIZES)], coerce=int, initial=8
     )
 
 
@@ -205,7 +232,7 @@ class StaffForm(forms.Form):
     username = forms.CharField(max_length=150)
     # Left out (an older form, a script): a scorekeeper, as every staff member was before roles.
     role = forms.ChoiceField(
-        choices=StaffRole.choices, initial=StaffRole.SCOREKEEPER, required=False
+        choices=shown(StaffRole.choices), initial=StaffRole.SCOREKEEPER, required=False
     )
 
     def clean_role(self) -> str:

@@ -16,6 +16,8 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import available_timezones
 
+from django.utils.translation import gettext as _
+
 from scoring.engine.records import SYSTEMS
 from tournaments import names
 from tournaments.models import (
@@ -61,15 +63,23 @@ def parse_document(text: str | bytes) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except UnicodeDecodeError as exc:
-        raise DocumentError([f"document: not UTF-8 text ({exc.reason})"]) from exc
+        raise DocumentError(
+            ["document: " + _("not UTF-8 text (%(reason)s)") % {"reason": exc.reason}]
+        ) from exc
     except json.JSONDecodeError as exc:
         raise DocumentError(
-            [f"document: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"]
+            [
+                "document: "
+                + _("not valid JSON: %(error)s at line %(line)s, column %(column)s")
+                % {"error": exc.msg, "line": exc.lineno, "column": exc.colno}
+            ]
         ) from exc
     except RecursionError:
-        raise DocumentError(["document: nested too deeply to be a tournament"]) from None
+        raise DocumentError(["document: " + _("nested too deeply to be a tournament")]) from None
     except ValueError as exc:  # e.g. Python's limit on the digits of an integer
-        raise DocumentError([f"document: not usable JSON: {exc}"]) from None
+        raise DocumentError(
+            ["document: " + _("not usable JSON: %(error)s") % {"error": exc}]
+        ) from None
     validate_document(doc)
     return doc
 
@@ -84,12 +94,12 @@ def _is_number(value: Any) -> bool:
 
 def _type_name(value: Any) -> str:
     return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
+        dict: _("an object"),
+        list: _("a list"),
+        str: _("a string"),
+        bool: _("a boolean"),
+        int: _("an integer"),
+        float: _("a number"),
         type(None): "null",
     }.get(type(value), type(value).__name__)
 
@@ -105,30 +115,39 @@ class _Checker:
     def expect(self, place: str, value: Any, kind: type | tuple[type, ...], what: str) -> bool:
         ok = isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, float))
         if not ok:
-            self.add(place, f"expected {what}, got {_type_name(value)}")
+            self.add(
+                place,
+                _("expected %(what)s, got %(got)s") % {"what": what, "got": _type_name(value)},
+            )
         return ok
 
     def text(self, place: str, value: str, *, maximum: int) -> bool:
         """A name or an id: not blank, not too long, no control characters (NUL ...)."""
         if not value.strip():
-            self.add(place, "must not be empty")
+            self.add(place, _("must not be empty"))
         elif len(value) > maximum:
-            self.add(place, f"longer than {maximum} characters")
+            self.add(place, _("longer than %(max)s characters") % {"max": maximum})
         elif any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
-            self.add(place, "contains a control character")
+            self.add(place, _("contains a control character"))
         else:
             return True
         return False
 
     def count(self, place: str, value: Any, *, minimum: int = 0, maximum: int = MAX_GAMES) -> bool:
         if not _is_int(value):
-            self.add(place, f"expected an integer, got {_type_name(value)}")
+            self.add(place, _("expected an integer, got %(got)s") % {"got": _type_name(value)})
             return False
         if value < minimum:
-            self.add(place, f"must be at least {minimum}, got {value}")
+            self.add(
+                place,
+                _("must be at least %(min)s, got %(value)s") % {"min": minimum, "value": value},
+            )
             return False
         if value > maximum:
-            self.add(place, f"must be at most {maximum}, got {value}")
+            self.add(
+                place,
+                _("must be at most %(max)s, got %(value)s") % {"max": maximum, "value": value},
+            )
             return False
         return True
 
@@ -137,41 +156,50 @@ def validate_document(doc: Any) -> None:
     """Raise DocumentError listing every problem found (up to MAX_ERRORS)."""
     c = _Checker([])
     if not isinstance(doc, dict):
-        raise DocumentError([f"document: expected an object, got {_type_name(doc)}"])
+        raise DocumentError(
+            ["document: " + _("expected an object, got %(got)s") % {"got": _type_name(doc)}]
+        )
     if doc.get("format", FORMAT) != FORMAT:
-        c.add("format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+        c.add(
+            "format",
+            _("expected %(want)r, got %(got)r") % {"want": FORMAT, "got": doc.get("format")},
+        )
     name = doc.get("name")
-    if c.expect("name", name, str, "a string"):
+    if c.expect("name", name, str, _("a string")):
         c.text("name", name, maximum=200)
     system = doc.get("system")
     if system not in SYSTEMS:
-        c.add("system", f"unknown system {system!r} (expected one of {', '.join(SYSTEMS)})")
+        c.add(
+            "system",
+            _("unknown system %(system)r (expected one of %(known)s)")
+            % {"system": system, "known": ", ".join(SYSTEMS)},
+        )
     if ("best_of" in doc and doc["best_of"] not in (1, 3)) or isinstance(doc.get("best_of"), bool):
-        c.add("best_of", f"must be 1 or 3, got {doc['best_of']!r}")
+        c.add("best_of", _("must be 1 or 3, got %(got)r") % {"got": doc["best_of"]})
     best_of = doc.get("best_of", 1 if system == "pod" else 3)
     if best_of not in (1, 3) or isinstance(best_of, bool):
         best_of = 3  # reported above; check the results as a best of 3
     if "seed" in doc and doc["seed"] is not None:
         if not _is_int(doc["seed"]):
-            c.add("seed", f"expected an integer, got {_type_name(doc['seed'])}")
+            c.add("seed", _("expected an integer, got %(got)s") % {"got": _type_name(doc["seed"])})
         elif not -(2**63) <= doc["seed"] < 2**63:
-            c.add("seed", "must fit in 64 bits")
+            c.add("seed", _("must fit in 64 bits"))
 
     ids: set[str] = set()
     players = doc.get("players")
-    if c.expect("players", players, list, "a list"):
+    if c.expect("players", players, list, _("a list")):
         for i, player in enumerate(players):
             place = f"players[{i}]"
-            if not c.expect(place, player, dict, "an object"):
+            if not c.expect(place, player, dict, _("an object")):
                 continue
             pid = player.get("id")
-            if c.expect(f"{place}.id", pid, str, "a string"):
+            if c.expect(f"{place}.id", pid, str, _("a string")):
                 if c.text(f"{place}.id", pid, maximum=100) and pid in ids:
-                    c.add(f"{place}.id", f"duplicate player id {pid!r}")
+                    c.add(f"{place}.id", _("duplicate player id %(id)r") % {"id": pid})
                 ids.add(pid)
             pname = player.get("name")
             if (
-                c.expect(f"{place}.name", pname, str, "a string")
+                c.expect(f"{place}.name", pname, str, _("a string"))
                 and c.text(f"{place}.name", pname, maximum=200)
                 and (why := names.problem(pname))
             ):
@@ -186,37 +214,45 @@ def validate_document(doc: Any) -> None:
 
     rounds = doc.get("rounds", [])
     numbers: set[int] = set()
-    if c.expect("rounds", rounds, list, "a list"):
+    if c.expect("rounds", rounds, list, _("a list")):
         for r, rnd in enumerate(rounds):
             rplace = f"rounds[{r}]"
-            if not c.expect(rplace, rnd, dict, "an object"):
+            if not c.expect(rplace, rnd, dict, _("an object")):
                 continue
             if c.count(f"{rplace}.number", rnd.get("number"), minimum=1, maximum=10_000):
                 if rnd["number"] in numbers:
-                    c.add(f"{rplace}.number", f"round {rnd['number']} appears twice")
+                    c.add(
+                        f"{rplace}.number",
+                        _("round %(round)s appears twice") % {"round": rnd["number"]},
+                    )
                 numbers.add(rnd["number"])
             if "phase" in rnd:
                 c.count(f"{rplace}.phase", rnd["phase"], minimum=1, maximum=100)
             if "playoff" in rnd and not isinstance(rnd["playoff"], bool):
                 c.add(
-                    f"{rplace}.playoff", f"expected true or false, got {_type_name(rnd['playoff'])}"
+                    f"{rplace}.playoff",
+                    _("expected true or false, got %(got)s") % {"got": _type_name(rnd["playoff"])},
                 )
             matches = rnd.get("matches", [])
-            if not c.expect(f"{rplace}.matches", matches, list, "a list"):
+            if not c.expect(f"{rplace}.matches", matches, list, _("a list")):
                 continue
             if not matches:
-                c.add(f"{rplace}.matches", "a round with no match: nobody played it")
+                c.add(f"{rplace}.matches", _("a round with no match: nobody played it"))
             seated: set[str] = set()
             tables: set[int] = set()
             for m, match in enumerate(matches):
                 mplace = f"{rplace}.matches[{m}]"
-                if not c.expect(mplace, match, dict, "an object"):
+                if not c.expect(mplace, match, dict, _("an object")):
                     continue
                 if match.get("table") is not None and c.count(
                     f"{mplace}.table", match["table"], minimum=1, maximum=100_000
                 ):
                     if match["table"] in tables:
-                        c.add(f"{mplace}.table", f"table {match['table']} used twice in this round")
+                        c.add(
+                            f"{mplace}.table",
+                            _("table %(table)s used twice in this round")
+                            % {"table": match["table"]},
+                        )
                     tables.add(match["table"])
                 _check_match(c, mplace, match, system, ids, seated, best_of)
     if "event" in doc:
@@ -262,68 +298,77 @@ AUDIT_KEEP = 20_000  # entries a backup carries, newest first
 
 
 def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> None:
-    if not c.expect("event", event, dict, "an object"):
+    if not c.expect("event", event, dict, _("an object")):
         return
     if event.get("status", "running") not in STATUSES:
-        c.add("event.status", f"unknown status {event.get('status')!r}")
+        c.add("event.status", _("unknown status %(status)r") % {"status": event.get("status")})
     if "phase" in event:
         c.count("event.phase", event["phase"], minimum=1, maximum=100)
     if event.get("top_cut", 0) not in (0, 2, 4, 8) or isinstance(event.get("top_cut"), bool):
-        c.add("event.top_cut", f"must be 0, 2, 4 or 8, got {event.get('top_cut')!r}")
+        c.add(
+            "event.top_cut", _("must be 0, 2, 4 or 8, got %(got)r") % {"got": event.get("top_cut")}
+        )
     if event.get("planned_rounds") is not None:
         c.count("event.planned_rounds", event["planned_rounds"], minimum=1, maximum=30)
     zone = event.get("time_zone", "")
     if zone and (not isinstance(zone, str) or zone not in available_timezones()):
-        c.add("event.time_zone", f"unknown time zone {zone!r}")
+        c.add("event.time_zone", _("unknown time zone %(zone)r") % {"zone": zone})
     made = event.get("made_phase", {})
-    if c.expect("event.made_phase", made, dict, "an object"):
+    if c.expect("event.made_phase", made, dict, _("an object")):
         for pid, phase in made.items():
             if pid not in ids:
-                c.add(f"event.made_phase.{pid}", f"unknown player {pid!r}")
+                c.add(f"event.made_phase.{pid}", _("unknown player %(id)r") % {"id": pid})
             else:
                 c.count(f"event.made_phase.{pid}", phase, minimum=1, maximum=100)
     clocks = event.get("clocks", [])
-    if c.expect("event.clocks", clocks, list, "a list"):
+    if c.expect("event.clocks", clocks, list, _("a list")):
         for k, clock in enumerate(clocks):
             place = f"event.clocks[{k}]"
-            if not c.expect(place, clock, dict, "an object"):
+            if not c.expect(place, clock, dict, _("an object")):
                 continue
             if (
                 c.count(f"{place}.round", clock.get("round"), minimum=1, maximum=10_000)
                 and clock["round"] not in numbers
             ):
-                c.add(f"{place}.round", f"no round {clock['round']} in this document")
+                c.add(
+                    f"{place}.round",
+                    _("no round %(round)s in this document") % {"round": clock["round"]},
+                )
             if clock.get("ends_at") is not None and instant(clock["ends_at"]) is None:
-                c.add(f"{place}.ends_at", "expected an ISO 8601 date and time with a zone")
+                c.add(f"{place}.ends_at", _("expected an ISO 8601 date and time with a zone"))
             paused = clock.get("paused_seconds")
             if paused is not None and (not _is_number(paused) or not -36_000 <= paused <= 36_000):
-                c.add(f"{place}.paused_seconds", "expected seconds between -36000 and 36000")
+                c.add(f"{place}.paused_seconds", _("expected seconds between -36000 and 36000"))
     if "cut" in event:
         _check_cut(c, event["cut"])
     staff = event.get("staff", [])
-    if c.expect("event.staff", staff, list, "a list"):
+    if c.expect("event.staff", staff, list, _("a list")):
         for k, name in enumerate(staff):
-            if c.expect(f"event.staff[{k}]", name, str, "a string"):
+            if c.expect(f"event.staff[{k}]", name, str, _("a string")):
                 c.text(f"event.staff[{k}]", name, maximum=150)
     roles = event.get("staff_roles", {})
-    if c.expect("event.staff_roles", roles, dict, "an object of username: role"):
+    if c.expect("event.staff_roles", roles, dict, _("an object of username: role")):
         for name, role in roles.items():
             if role not in StaffRole.values:
                 c.add(
                     f"event.staff_roles[{name!r}]",
-                    f"{role!r} is not a staff role (one of {', '.join(StaffRole.values)})",
+                    _("%(role)r is not a staff role (one of %(known)s)")
+                    % {"role": role, "known": ", ".join(StaffRole.values)},
                 )
     audit = event.get("audit", [])
-    if c.expect("event.audit", audit, list, "a list"):
+    if c.expect("event.audit", audit, list, _("a list")):
         for k, entry in enumerate(audit[:AUDIT_KEEP]):
             place = f"event.audit[{k}]"
-            if not c.expect(place, entry, dict, "an object"):
+            if not c.expect(place, entry, dict, _("an object")):
                 continue
             if instant(entry.get("at")) is None:
-                c.add(f"{place}.at", "expected an ISO 8601 date and time with a zone")
+                c.add(f"{place}.at", _("expected an ISO 8601 date and time with a zone"))
             if entry.get("action") not in AUDIT_ACTIONS:
-                c.add(f"{place}.action", f"unknown action {entry.get('action')!r}")
-            if c.expect(f"{place}.summary", entry.get("summary"), str, "a string"):
+                c.add(
+                    f"{place}.action",
+                    _("unknown action %(action)r") % {"action": entry.get("action")},
+                )
+            if c.expect(f"{place}.summary", entry.get("summary"), str, _("a string")):
                 c.text(f"{place}.summary", entry["summary"], maximum=300)
             if entry.get("user") is not None and c.expect(
                 f"{place}.user", entry["user"], str, "a string"
@@ -333,7 +378,7 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
                 if entry.get(key) is not None:
                     c.count(f"{place}.{key}", entry[key], minimum=0, maximum=maximum)
             players = entry.get("players", [])
-            if c.expect(f"{place}.players", players, list, "a list"):
+            if c.expect(f"{place}.players", players, list, _("a list")):
                 for j, named in enumerate(players):
                     ok = (
                         isinstance(named, list)
@@ -344,7 +389,7 @@ def _check_event(c: _Checker, event: Any, ids: set[str], numbers: set[int]) -> N
                         and len(named[1]) <= 200
                     )
                     if not ok:
-                        c.add(f"{place}.players[{j}]", "expected [player id or null, name]")
+                        c.add(f"{place}.players[{j}]", _("expected [player id or null, name]"))
 
 
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
@@ -384,42 +429,44 @@ def _check_carried(
 ) -> None:
     """The laptop swap's keys (see above)."""
     owner = event.get("owner")
-    if owner is not None and c.expect("event.owner", owner, str, "a string"):
+    if owner is not None and c.expect("event.owner", owner, str, _("a string")):
         c.text("event.owner", owner, maximum=150)
     if "registration" in event:
         reg = event["registration"]
-        if c.expect("event.registration", reg, dict, "an object"):
+        if c.expect("event.registration", reg, dict, _("an object")):
             for key in REGISTRATION_FLAGS:
                 if key in reg and not isinstance(reg[key], bool):
-                    c.add(f"event.registration.{key}", f"expected true or false, got "
-                          f"{_type_name(reg[key])}")  # fmt: skip
+                    c.add(f"event.registration.{key}",
+                          _("expected true or false, got %(got)s") % {"got": _type_name(reg[key])})  # fmt: skip
             if reg.get("cap") is not None:
                 c.count("event.registration.cap", reg["cap"], minimum=1, maximum=100_000)
     links = event.get("links", {})
-    if c.expect("event.links", links, dict, "an object"):
+    if c.expect("event.links", links, dict, _("an object")):
         holder: dict[str, str] = {}
         for pid, digest in links.items():
             place = f"event.links.{pid}"
             if pid not in ids:
-                c.add(place, f"unknown player {pid!r}")
+                c.add(place, _("unknown player %(id)r") % {"id": pid})
             elif not isinstance(digest, str) or not SHA256_HEX.fullmatch(digest):
-                c.add(place, "expected a SHA-256 hash (64 lowercase hex digits), not a link")
+                c.add(place, _("expected a SHA-256 hash (64 lowercase hex digits), not a link"))
             elif digest in holder:
-                c.add(place, f"the same private link as player {holder[digest]!r}")
+                c.add(place, _("the same private link as player %(id)r") % {"id": holder[digest]})
             else:
                 holder[digest] = pid
     checked = event.get("checked_in", {})
-    if c.expect("event.checked_in", checked, dict, "an object"):
+    if c.expect("event.checked_in", checked, dict, _("an object")):
         for pid, at in checked.items():
             if pid not in ids:
-                c.add(f"event.checked_in.{pid}", f"unknown player {pid!r}")
+                c.add(f"event.checked_in.{pid}", _("unknown player %(id)r") % {"id": pid})
             elif instant(at) is None:
-                c.add(f"event.checked_in.{pid}", "expected an ISO 8601 date and time with a zone")
+                c.add(
+                    f"event.checked_in.{pid}", _("expected an ISO 8601 date and time with a zone")
+                )
     own = event.get("dropped_by_player", [])
-    if c.expect("event.dropped_by_player", own, list, "a list"):
+    if c.expect("event.dropped_by_player", own, list, _("a list")):
         for k, pid in enumerate(own):
             if not isinstance(pid, str) or pid not in ids:
-                c.add(f"event.dropped_by_player[{k}]", f"unknown player {pid!r}")
+                c.add(f"event.dropped_by_player[{k}]", _("unknown player %(id)r") % {"id": pid})
     _check_reports(c, event.get("reports", []), seats)
 
 
@@ -427,75 +474,75 @@ def _check_decklists(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
     """The decklists' keys (see _decklists)."""
     deck_format = event.get("deck_format", "")
     if deck_format not in DeckFormat.values:
-        c.add("event.deck_format", f"unknown format {deck_format!r}")
+        c.add("event.deck_format", _("unknown format %(format)r") % {"format": deck_format})
     deadline = event.get("decklist_deadline")
     if deadline is not None and instant(deadline) is None:
-        c.add("event.decklist_deadline", "expected an ISO 8601 time with its offset")
+        c.add("event.decklist_deadline", _("expected an ISO 8601 time with its offset"))
     if not isinstance(event.get("decklists_published", False), bool):
-        c.add("event.decklists_published", "expected a boolean")
+        c.add("event.decklists_published", _("expected a boolean"))
     lists = event.get("decklists", {})
-    if not c.expect("event.decklists", lists, dict, "an object of player id: list"):
+    if not c.expect("event.decklists", lists, dict, _("an object of player id: list")):
         return
     for pid, row in lists.items():
         place = f"event.decklists.{pid}"
         if pid not in ids:
-            c.add(place, f"unknown player {pid!r}")
-        elif c.expect(place, row, dict, "an object"):
+            c.add(place, _("unknown player %(id)r") % {"id": pid})
+        elif c.expect(place, row, dict, _("an object")):
             text = row.get("text")
             if not isinstance(text, str) or len(text) > 65_536:
-                c.add(f"{place}.text", "expected a text of at most 64 kB")
+                c.add(f"{place}.text", _("expected a text of at most 64 kB"))
             for key in ("submitted_at", "updated_at"):
                 if instant(row.get(key)) is None:
-                    c.add(f"{place}.{key}", "expected an ISO 8601 time with its offset")
+                    c.add(f"{place}.{key}", _("expected an ISO 8601 time with its offset"))
 
 
 def _check_extensions(c: _Checker, event: dict[str, Any], numbers: Any) -> None:
     """The time extensions' key (see _extensions)."""
     rows = event.get("extensions", [])
-    if not c.expect("event.extensions", rows, list, "a list"):
+    if not c.expect("event.extensions", rows, list, _("a list")):
         return
     for k, row in enumerate(rows):
         place = f"event.extensions[{k}]"
-        if not c.expect(place, row, dict, "an object"):
+        if not c.expect(place, row, dict, _("an object")):
             continue
         c.count(f"{place}.round", row.get("round"), minimum=1, maximum=10_000)
         c.count(f"{place}.table", row.get("table"), minimum=1, maximum=100_000)
         c.count(f"{place}.minutes", row.get("minutes"), minimum=1, maximum=600)
         if row.get("reason", ExtensionReason.JUDGE) not in ExtensionReason.values:
-            c.add(f"{place}.reason", f"unknown reason {row.get('reason')!r}")
+            c.add(f"{place}.reason", _("unknown reason %(reason)r") % {"reason": row.get("reason")})
         note = row.get("note", "")
         if not isinstance(note, str) or len(note) > 200:
-            c.add(f"{place}.note", "expected a text of at most 200 characters")
+            c.add(f"{place}.note", _("expected a text of at most 200 characters"))
 
 
 def _check_seating(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
     """The floor's keys (see above)."""
     level = event.get("enforcement", Enforcement.REGULAR)
     if level not in Enforcement.values:
-        c.add("event.enforcement", f"unknown level {level!r} (expected one of "
-              f"{', '.join(Enforcement.values)})")  # fmt: skip
+        c.add("event.enforcement", _("unknown level %(level)r (expected one of %(known)s)")
+              % {"level": level, "known": ", ".join(Enforcement.values)})  # fmt: skip
     fixed = event.get("fixed_seats", {})
-    if c.expect("event.fixed_seats", fixed, dict, "an object"):
+    if c.expect("event.fixed_seats", fixed, dict, _("an object")):
         holder: dict[int, str] = {}
         for pid, seat in fixed.items():
             place = f"event.fixed_seats.{pid}"
             if pid not in ids:
-                c.add(place, f"unknown player {pid!r}")
-            elif c.expect(place, seat, dict, "an object") and c.count(
+                c.add(place, _("unknown player %(id)r") % {"id": pid})
+            elif c.expect(place, seat, dict, _("an object")) and c.count(
                 f"{place}.table", seat.get("table"), minimum=1, maximum=100_000
             ):
                 if seat["table"] in holder:
-                    c.add(f"{place}.table", f"table {seat['table']} is fixed for "
-                          f"{holder[seat['table']]!r} too")  # fmt: skip
+                    c.add(f"{place}.table", _("table %(table)s is fixed for %(id)r too")
+                          % {"table": seat["table"], "id": holder[seat["table"]]})  # fmt: skip
                 holder[seat["table"]] = pid
                 reason = seat.get("reason", "")
                 if not isinstance(reason, str) or len(reason) > 100:
-                    c.add(f"{place}.reason", "expected a text of at most 100 characters")
+                    c.add(f"{place}.reason", _("expected a text of at most 100 characters"))
     pairs = event.get("restrictions", [])
-    if not c.expect("event.restrictions", pairs, list, "a list"):
+    if not c.expect("event.restrictions", pairs, list, _("a list")):
         return
     if pairs and level != Enforcement.REGULAR:
-        c.add("event.restrictions", "pairing restrictions are for regular (casual) events only")
+        c.add("event.restrictions", _("pairing restrictions are for regular (casual) events only"))
     seen: set[frozenset[str]] = set()
     for k, row in enumerate(pairs):
         place = f"event.restrictions[{k}]"
@@ -505,79 +552,87 @@ def _check_seating(c: _Checker, event: dict[str, Any], ids: set[str]) -> None:
             and all(isinstance(v, str) for v in row)
             and len(row[2]) <= 100
         ):
-            c.add(place, "expected [player id, player id, reason]")
+            c.add(place, _("expected [player id, player id, reason]"))
             continue
         a, b, _reason = row
         unknown = [p for p in (a, b) if p not in ids]
         if unknown:
-            c.add(place, f"unknown player {unknown[0]!r}")
+            c.add(place, _("unknown player %(id)r") % {"id": unknown[0]})
         elif a == b:
-            c.add(place, "the same player twice")
+            c.add(place, _("the same player twice"))
         elif frozenset((a, b)) in seen:
-            c.add(place, f"{a!r} and {b!r} are listed twice")
+            c.add(place, _("%(a)r and %(b)r are listed twice") % {"a": a, "b": b})
         seen.add(frozenset((a, b)))
 
 
 def _check_reports(
     c: _Checker, reports: Any, seats: dict[tuple[int, str], tuple[str, str]]
 ) -> None:
-    if not c.expect("event.reports", reports, list, "a list"):
+    if not c.expect("event.reports", reports, list, _("a list")):
         return
     reported: set[tuple[int, tuple[str, str]]] = set()
     for k, report in enumerate(reports):
         place = f"event.reports[{k}]"
-        if not c.expect(place, report, dict, "an object"):
+        if not c.expect(place, report, dict, _("an object")):
             continue
         number, reporter = report.get("round"), report.get("reporter")
         pair = seats.get((number, reporter)) if _is_int(number) else None
         if pair is None:
-            c.add(f"{place}.reporter", f"{reporter!r} plays no two-player match in round "
-                  f"{number!r} of this document")  # fmt: skip
+            c.add(f"{place}.reporter", _("%(id)r plays no two-player match in round %(round)r of this document")
+                  % {"id": reporter, "round": number})  # fmt: skip
         elif (number, pair) in reported:
-            c.add(place, f"a second report for round {number}'s match of {pair[0]!r} and "
-                  f"{pair[1]!r}")  # fmt: skip
+            c.add(place, _("a second report for round %(round)s's match of %(a)r and %(b)r")
+                  % {"round": number, "a": pair[0], "b": pair[1]})  # fmt: skip
         else:
             reported.add((number, pair))
         wins = report.get("wins")
-        if c.expect(f"{place}.wins", wins, list, "a list of two game counts"):
+        if c.expect(f"{place}.wins", wins, list, _("a list of two game counts")):
             if len(wins) != 2:
-                c.add(f"{place}.wins", f"expected two game counts, got {len(wins)}")
+                c.add(
+                    f"{place}.wins",
+                    _("expected two game counts, got %(count)s") % {"count": len(wins)},
+                )
             for j, won in enumerate(wins[:2]):
                 c.count(f"{place}.wins[{j}]", won)
         c.count(f"{place}.draws", report.get("draws", 0))
         if report.get("state", ReportState.REPORTED) not in ReportState.values:
-            c.add(f"{place}.state", f"unknown state {report.get('state')!r}")
+            c.add(f"{place}.state", _("unknown state %(state)r") % {"state": report.get("state")})
         answered = report.get("answered_by")
         if answered is not None and (pair is None or answered not in pair):
-            c.add(f"{place}.answered_by", f"{answered!r} is not a player of this match")
+            c.add(
+                f"{place}.answered_by", _("%(id)r is not a player of this match") % {"id": answered}
+            )
         counter = report.get("counter")
         if counter is not None and not (
             isinstance(counter, list)
             and len(counter) == 3
             and all(_is_int(v) and 0 <= v <= MAX_GAMES for v in counter)
         ):
-            c.add(f"{place}.counter", "expected [games, games, draws] or null")
+            c.add(f"{place}.counter", _("expected [games, games, draws] or null"))
         for key in ("created_at", "updated_at"):
             if report.get(key) is not None and instant(report[key]) is None:
-                c.add(f"{place}.{key}", "expected an ISO 8601 date and time with a zone")
+                c.add(f"{place}.{key}", _("expected an ISO 8601 date and time with a zone"))
 
 
 def _check_cut(c: _Checker, cut: Any) -> None:
-    if not c.expect("event.cut", cut, dict, "an object"):
+    if not c.expect("event.cut", cut, dict, _("an object")):
         return
     for key in ("started_at", "decided_at"):
         if cut.get(key) is not None and instant(cut[key]) is None:
-            c.add(f"event.cut.{key}", "expected an ISO 8601 date and time with a zone")
+            c.add(f"event.cut.{key}", _("expected an ISO 8601 date and time with a zone"))
     decision = cut.get("decision", "")
     if decision not in CutDecision.values:
-        c.add("event.cut.decision", f"must be keep, reseed or empty, got {decision!r}")
+        c.add(
+            "event.cut.decision",
+            _("must be keep, reseed or empty, got %(got)r") % {"got": decision},
+        )
         return
     if not decision:
         return
     if cut.get("decided_at") is None:
-        c.add("event.cut.decided_at", "a decision needs its time")
+        c.add("event.cut.decided_at", _("a decision needs its time"))
     changes = cut.get("changes")
-    if c.expect("event.cut.changes", changes, list, "a list"):
+    if c.expect("event.cut.changes", changes, list, _("a list")):
         for k, change in enumerate(changes):
             ok = (
                 isinstance(change, list)
@@ -586,15 +641,15 @@ def _check_cut(c: _Checker, cut: Any) -> None:
                 and all(v is None or _is_int(v) for v in change[1:])
             )
             if not ok:
-                c.add(f"event.cut.changes[{k}]", "expected [player id, seed, place, new seed]")
+                c.add(f"event.cut.changes[{k}]", _("expected [player id, seed, place, new seed]"))
     correction = cut.get("correction")
-    if correction is None or not c.expect("event.cut.correction", correction, dict, "an object"):
+    if correction is None or not c.expect("event.cut.correction", correction, dict, _("an object")):
         return
     for key, maximum in (("round", 10_000), ("table", 1_000_000)):
         if correction.get(key) is not None:
             c.count(f"event.cut.correction.{key}", correction[key], minimum=1, maximum=maximum)
     if correction.get("at") is not None and instant(correction["at"]) is None:
-        c.add("event.cut.correction.at", "expected an ISO 8601 date and time with a zone")
+        c.add("event.cut.correction.at", _("expected an ISO 8601 date and time with a zone"))
 
 
 def instant(value: Any) -> Any:
@@ -831,52 +886,72 @@ def _check_match(
     best_of: int = 3,
 ) -> None:
     players = match.get("players")
-    if not c.expect(f"{place}.players", players, list, "a list"):
+    if not c.expect(f"{place}.players", players, list, _("a list")):
         return
     for k, pid in enumerate(players):
         ppl = f"{place}.players[{k}]"
         if not isinstance(pid, str):
-            c.add(ppl, f"expected a player id string, got {_type_name(pid)}")
+            c.add(ppl, _("expected a player id string, got %(got)s") % {"got": _type_name(pid)})
         elif pid not in ids:
-            c.add(ppl, f"unknown player {pid!r}")
+            c.add(ppl, _("unknown player %(id)r") % {"id": pid})
         elif pid in seated:
-            c.add(ppl, f"player {pid!r} plays twice in this round")
+            c.add(ppl, _("player %(id)r plays twice in this round") % {"id": pid})
         else:
             seated.add(pid)
     bye, loss = match.get("bye", False), match.get("loss", False)
     for flag in ("bye", "loss"):
         if flag in match and not isinstance(match[flag], bool):
-            c.add(f"{place}.{flag}", f"expected true or false, got {_type_name(match[flag])}")
+            c.add(
+                f"{place}.{flag}",
+                _("expected true or false, got %(got)s") % {"got": _type_name(match[flag])},
+            )
     if system == "league" and loss is True:
-        c.add(f"{place}.loss", "a league has no losses without an opponent: use absent")
+        c.add(f"{place}.loss", _("a league has no losses without an opponent: use absent"))
         return
     if bye is True or loss is True:
         if bye is True and loss is True:
-            c.add(place, "a match cannot be both a bye and a loss")
+            c.add(place, _("a match cannot be both a bye and a loss"))
         if len(players) != 1:
             c.add(
                 f"{place}.players",
-                f"a {'bye' if bye is True else 'loss'} has exactly one player, got {len(players)}",
+                (
+                    _("a bye has exactly one player, got %(count)s")
+                    if bye is True
+                    else _("a loss has exactly one player, got %(count)s")
+                )
+                % {"count": len(players)},
             )
         for key in ("wins", "places", "scores", "result"):
             if key in match:
-                c.add(f"{place}.{key}", f"not allowed on a {'bye' if bye is True else 'loss'}")
+                c.add(
+                    f"{place}.{key}",
+                    _("not allowed on a bye") if bye is True else _("not allowed on a loss"),
+                )
         return
     if system == "league":
         _check_game(c, place, match, players, ids, seated)
         return
     if len(players) != 2:
-        c.add(f"{place}.players", f"a match has two players, got {len(players)}")
+        c.add(
+            f"{place}.players",
+            _("a match has two players, got %(count)s") % {"count": len(players)},
+        )
     if len(set(p for p in players if isinstance(p, str))) != len(players):
-        c.add(f"{place}.players", "the same player on both sides")
+        c.add(f"{place}.players", _("the same player on both sides"))
     if "result" in match and match["result"] != "double_loss":
-        c.add(f"{place}.result", f"unknown result {match['result']!r} (only 'double_loss')")
+        c.add(
+            f"{place}.result",
+            _("unknown result %(result)r (only 'double_loss')") % {"result": match["result"]},
+        )
     if "wins" in match:
         wins = match["wins"]
         counted: list[bool] = []
-        if c.expect(f"{place}.wins", wins, list, "a list of two game counts"):
+        if c.expect(f"{place}.wins", wins, list, _("a list of two game counts")):
             if len(wins) != 2:
-                c.add(f"{place}.wins", f"expected two game counts, got {len(wins)}")
+                c.add(
+                    f"{place}.wins",
+                    _("expected two game counts, got %(count)s") % {"count": len(wins)},
+                )
             counted = [c.count(f"{place}.wins[{k}]", w) for k, w in enumerate(wins)]
         if "draws" in match:
             counted.append(c.count(f"{place}.draws", match["draws"]))
@@ -888,10 +963,10 @@ def _check_match(
             if problem:
                 c.add(f"{place}.wins", problem)
     elif match.get("draws") not in (None, 0) or "result" in match:
-        c.add(f"{place}.wins", "missing: a result needs the games won by each player")
+        c.add(f"{place}.wins", _("missing: a result needs the games won by each player"))
     for key in ("places", "scores", "absent"):
         if key in match:
-            c.add(f"{place}.{key}", f"only league games have {key}")
+            c.add(f"{place}.{key}", _("only league games have %(key)s") % {"key": key})
 
 
 def _check_game(
@@ -903,15 +978,15 @@ def _check_game(
     seated: set[str],
 ) -> None:
     absent = match.get("absent", [])
-    if c.expect(f"{place}.absent", absent, list, "a list of player ids"):
+    if c.expect(f"{place}.absent", absent, list, _("a list of player ids")):
         for k, pid in enumerate(absent):
             apl = f"{place}.absent[{k}]"
             if not isinstance(pid, str):
-                c.add(apl, f"expected a player id string, got {_type_name(pid)}")
+                c.add(apl, _("expected a player id string, got %(got)s") % {"got": _type_name(pid)})
             elif pid not in ids:
-                c.add(apl, f"unknown player {pid!r}")
+                c.add(apl, _("unknown player %(id)r") % {"id": pid})
             elif pid in seated:
-                c.add(apl, f"player {pid!r} plays twice in this round")
+                c.add(apl, _("player %(id)r plays twice in this round") % {"id": pid})
             else:
                 seated.add(pid)
     else:
@@ -919,20 +994,22 @@ def _check_game(
     if not LEAGUE_TABLE_MIN <= len(players) <= LEAGUE_TABLE_MAX:
         c.add(
             f"{place}.players",
-            f"a game seats {LEAGUE_TABLE_MIN} to {LEAGUE_TABLE_MAX} players who played, got {len(players)}",
+            _("a game seats %(min)s to %(max)s players who played, got %(count)s")
+            % {"min": LEAGUE_TABLE_MIN, "max": LEAGUE_TABLE_MAX, "count": len(players)},
         )
     if "wins" in match:
-        c.add(f"{place}.wins", "a league game records places and scores, not wins")
+        c.add(f"{place}.wins", _("a league game records places and scores, not wins"))
     has_places, has_scores = "places" in match, "scores" in match
     if has_places != has_scores:
-        c.add(place, "places and scores go together: give both or neither")
+        c.add(place, _("places and scores go together: give both or neither"))
     if has_places:
         places = match["places"]
-        if c.expect(f"{place}.places", places, list, "a list of places"):
+        if c.expect(f"{place}.places", places, list, _("a list of places")):
             if len(places) != len(players):
                 c.add(
                     f"{place}.places",
-                    f"expected {len(players)} places (one per player), got {len(places)}",
+                    _("expected %(want)s places (one per player), got %(got)s")
+                    % {"want": len(players), "got": len(places)},
                 )
             elif all(
                 c.count(f"{place}.places[{k}]", p, minimum=1, maximum=len(players))
@@ -943,22 +1020,30 @@ def _check_game(
                     if p != 1 + sum(1 for q in places if q < p):
                         c.add(
                             f"{place}.places[{k}]",
-                            f"place {p} does not fit the table's places {places}",
+                            _("place %(place)s does not fit the table's places %(places)s")
+                            % {"place": p, "places": places},
                         )
                         break
     if has_scores:
         scores = match["scores"]
-        if c.expect(f"{place}.scores", scores, list, "a list of raw scores"):
+        if c.expect(f"{place}.scores", scores, list, _("a list of raw scores")):
             if len(scores) != len(players):
                 c.add(
                     f"{place}.scores",
-                    f"expected {len(players)} scores (one per player), got {len(scores)}",
+                    _("expected %(want)s scores (one per player), got %(got)s")
+                    % {"want": len(players), "got": len(scores)},
                 )
             for k, s in enumerate(scores):
                 if not _is_number(s):
-                    c.add(f"{place}.scores[{k}]", f"expected a number, got {_type_name(s)}")
+                    c.add(
+                        f"{place}.scores[{k}]",
+                        _("expected a number, got %(got)s") % {"got": _type_name(s)},
+                    )
                 elif abs(s) >= MAX_SCORE:
-                    c.add(f"{place}.scores[{k}]", f"must be below {MAX_SCORE:,} in size")
+                    c.add(
+                        f"{place}.scores[{k}]",
+                        _("must be below %(max)s in size") % {"max": f"{MAX_SCORE:,}"},
+                    )
 
 
 def _number(value: Decimal) -> int | float:
@@ -1063,33 +1148,36 @@ def _penalties(t: Tournament) -> dict[str, Any]:
 
 
 def _check_penalties(c: _Checker, penalties: Any, ids: set[str], numbers: set[int]) -> None:
-    if not c.expect("event.penalties", penalties, list, "a list"):
+    if not c.expect("event.penalties", penalties, list, _("a list")):
         return
     for k, penalty in enumerate(penalties):
         place = f"event.penalties[{k}]"
-        if not c.expect(place, penalty, dict, "an object"):
+        if not c.expect(place, penalty, dict, _("an object")):
             continue
         if penalty.get("player") not in ids:
-            c.add(f"{place}.player", f"unknown player {penalty.get('player')!r}")
+            c.add(f"{place}.player", _("unknown player %(id)r") % {"id": penalty.get("player")})
         number = penalty.get("round")
         if (
             number is not None
             and c.count(f"{place}.round", number, minimum=1, maximum=10_000)
             and number not in numbers
         ):
-            c.add(f"{place}.round", f"no round {number} in this document")
+            c.add(f"{place}.round", _("no round %(round)s in this document") % {"round": number})
         if penalty.get("table") is not None:
             c.count(f"{place}.table", penalty["table"], minimum=1, maximum=1_000_000)
         key = penalty.get("infraction")
-        if c.expect(f"{place}.infraction", key, str, "a string"):
+        if c.expect(f"{place}.infraction", key, str, _("a string")):
             c.text(f"{place}.infraction", key, maximum=40)
         if penalty.get("penalty") not in PenaltyKind.values:
-            c.add(f"{place}.penalty", f"unknown penalty {penalty.get('penalty')!r}")
+            c.add(
+                f"{place}.penalty",
+                _("unknown penalty %(penalty)r") % {"penalty": penalty.get("penalty")},
+            )
         judge = penalty.get("judge")
-        if judge is not None and c.expect(f"{place}.judge", judge, str, "a string"):
+        if judge is not None and c.expect(f"{place}.judge", judge, str, _("a string")):
             c.text(f"{place}.judge", judge, maximum=150)
         note = penalty.get("note", "")
-        if c.expect(f"{place}.note", note, str, "a string") and len(note) > 500:
-            c.add(f"{place}.note", "longer than 500 characters")
+        if c.expect(f"{place}.note", note, str, _("a string")) and len(note) > 500:
+            c.add(f"{place}.note", _("longer than 500 characters"))
         if instant(penalty.get("at")) is None:
-            c.add(f"{place}.at", "expected an ISO 8601 date and time with a zone")
+            c.add(f"{place}.at", _("expected an ISO 8601 date and time with a zone"))

@@ -34,6 +34,10 @@ from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Min, Q
 from django.urls import reverse
+from django.utils import dateformat
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from tournaments import names as name_rules  # `names` is a local name here
 from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, StaffRole, Tournament
@@ -46,6 +50,7 @@ from tournaments.pages.audit_parts import (
     Sentence,
     Unknown,
     at_table,
+    said,
 )
 from tournaments.pages.call_audit import call_sentence
 from tournaments.pages.decklist_audit import decklist_sentence
@@ -79,56 +84,54 @@ def describe(record: Record, context: Context | None = None) -> Sentence:
         what = render(legacy_facts(record, ctx), ctx)
     except (Unknown, LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
         what, fallback = (record.summary or record.action,), True
-    tail = ""
-    if record.by:
-        tail += f" by {record.by}"
-    if record.at is not None:
-        tail += " " + when(record.at, ctx)
-    return Sentence((*what, tail) if tail else what, fallback)
-
-
-DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    # One message for the frame: each language places who and when where it says them.
+    stamp = when(record.at, ctx) if record.at is not None else ""
+    if record.by and stamp:
+        what = said(_("%(what)s by %(user)s %(when)s"), what=what, user=record.by, when=stamp)
+    elif record.by:
+        what = said(_("%(what)s by %(user)s"), what=what, user=record.by)
+    elif stamp:
+        what = said(_("%(what)s %(when)s"), what=what, when=stamp)
+    return Sentence(what, fallback)
 
 
 def when(at: datetime, ctx: Context) -> str:
     """ "at 14:03", or "on Sat 14 Jun at 14:03" when the log spans days (server's zone)."""
     local = at.astimezone(ctx.tz)
-    clock = f"at {local:%H:%M}"
+    time = f"{local:%H:%M}"
     if not ctx.with_date:
-        return clock
-    day = f"{DAYS[local.weekday()]} {local.day} {MONTHS[local.month - 1]}"
+        return _("at %(time)s") % {"time": time}
+    # A date format each language writes its own way ("Sat 14 Jun", "6月14日(土)").
     if ctx.with_year:
-        day += f" {local.year}"
-    return f"on {day} {clock}"
+        shape = pgettext("the audit log's day, a Django date format", "D j M Y")
+    else:
+        shape = pgettext("the audit log's day, a Django date format", "D j M")
+    day = dateformat.format(local, shape)
+    return _("on %(day)s at %(time)s") % {"day": day, "time": time}
 
 
-def _round_name(number: int, ctx: Context) -> str:
-    """ "round 4"; a playoff round by its name, as the pairings call it ("the Final")."""
-    name = ctx.playoff_rounds.get(number)
-    return f"the {name}" if name else f"round {number}"
+def _n(number: int) -> str:
+    """A count as the reader's language groups its digits ("1,024" in English)."""
+    return number_format(number, force_grouping=True)
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else many or one + 's'}"
+def _commas(names: Sequence[Mention]) -> tuple[Part, ...]:
+    parts: list[Part] = []
+    for k, name in enumerate(names):
+        parts.extend((", ", name) if k else (name,))
+    return tuple(parts)
 
 
 def _listed(names: Sequence[Mention]) -> tuple[Part, ...]:
     """ "A", "A and B", "A, B and C", "A, B, ... and 490 more"."""
     shown = list(names[:NAMES_LISTED])
     rest = len(names) - len(shown)
-    parts: list[Part] = []
-    for k, name in enumerate(shown):
-        if k:
-            parts.append(" and " if k == len(shown) - 1 and not rest else ", ")
-        parts.append(name)
     if rest:
-        parts.append(f" and {rest:,} more")
-    return tuple(parts)
+        message = ngettext("%(names)s and %(counter)s more", "%(names)s and %(counter)s more", rest)
+        return said(message, names=_commas(shown), counter=_n(rest))
+    if len(shown) < 2:
+        return tuple(shown)
+    return said(_("%(names)s and %(name)s"), names=_commas(shown[:-1]), name=shown[-1])
 
 
 # What an entry is about, as stored beside it.
@@ -166,28 +169,31 @@ _at_table = at_table
 # before/after {"reported", "kind", "wins", "draws"}.
 def _result_words(state: Any) -> str:
     if not state or not state["reported"]:
-        return "no result"
+        return _("no result")
     if state["kind"] == "double_loss":
-        return "a double loss"
+        return _("a double loss")
     return score_text([int(w) for w in state["wins"]], int(state["draws"] or 0))
 
 
 def _result(r: Record, ctx: Context) -> tuple[Part, ...]:
     place = _at_table(r, ctx)
     seated = _players(r)
-    players: tuple[Part, ...] = ()
+    where: tuple[Part, ...] = (place,)
     if len(seated) == 2:
-        players = (" (", seated[0], " vs ", seated[1], ")")
+        where = said(_("%(place)s (%(a)s vs %(b)s)"), place=place, a=seated[0], b=seated[1])
     elif seated:
-        players = (" (", seated[0], ")")
+        where = said(_("%(place)s (%(a)s)"), place=place, a=seated[0])
     was, now = r.before, r.after
     if not was or not was["reported"]:
-        change = f"{_result_words(now)} entered"
-    elif not now["reported"]:
-        change = f"{_result_words(was)} cleared"
-    else:
-        change = f"{_result_words(was)} changed to {_result_words(now)}"
-    return (place, *players, f": {change}")
+        return said(_("%(where)s: %(result)s entered"), where=where, result=_result_words(now))
+    if not now["reported"]:
+        return said(_("%(where)s: %(result)s cleared"), where=where, result=_result_words(was))
+    return said(
+        _("%(where)s: %(was)s changed to %(now)s"),
+        where=where,
+        was=_result_words(was),
+        now=_result_words(now),
+    )
 
 
 # League tables (record_game): round, table, the players at it; before/after
@@ -205,11 +211,17 @@ def _places(state: Any, person: Callable[[Any], Mention]) -> tuple[Part, ...]:
     ranked = sorted(state["places"].items(), key=lambda item: (item[1] is None, item[1]))
     for ext, place in ranked:
         parts.append(", " if parts else "")
-        parts.append(person(ext))
         score = _number(state.get("scores", {}).get(ext))
-        parts.append(f" {ordinal(int(place))}" + (f" ({score})" if score is not None else ""))
+        who, rank = person(ext), ordinal(int(place))
+        if score is None:
+            parts.extend(said(_("%(name)s %(place)s"), name=who, place=rank))
+        else:
+            parts.extend(
+                said(_("%(name)s %(place)s (%(score)s)"), name=who, place=rank, score=score)
+            )
     for ext in state.get("absent", []):
-        parts.extend((", " if parts else "", person(ext), " absent"))
+        parts.append(", " if parts else "")
+        parts.extend(said(_("%(name)s absent"), name=person(ext)))
     return tuple(p for p in parts if p != "")
 
 
@@ -217,16 +229,16 @@ def _game(r: Record, ctx: Context) -> tuple[Part, ...]:
     place, person = _at_table(r, ctx), _namer(r, ctx)
     was, now = r.before, r.after
     if not now["reported"]:
-        return (place, ": places and scores cleared")
+        return said(_("%(where)s: places and scores cleared"), where=place)
     if not was or not was["reported"]:
-        return (place, ": places entered: ", *_places(now, person))
-    return (
-        place,
-        ": places changed to ",
-        *_places(now, person),
-        " (were ",
-        *_places(was, person),
-        ")",
+        return said(
+            _("%(where)s: places entered: %(places)s"), where=place, places=_places(now, person)
+        )
+    return said(
+        _("%(where)s: places changed to %(places)s (were %(was)s)"),
+        where=place,
+        places=_places(now, person),
+        was=_places(was, person),
     )
 
 
@@ -234,22 +246,36 @@ def _game(r: Record, ctx: Context) -> tuple[Part, ...]:
 def _register(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     if "entry" in a:  # registration.register_self: {"player", "entry"}
-        pending = " (pending approval)" if a["entry"] == "pending" else ""
-        return (_subject(r), f" registered{pending}")
+        if a["entry"] == "pending":
+            return said(_("%(name)s registered (pending approval)"), name=_subject(r))
+        return said(_("%(name)s registered"), name=_subject(r))
     names, late = _players(r), bool(a["late"])  # players.register_players: {"names", "late"}
     if len(names) == 1:
-        return (names[0], " registered as a late entry" if late else " registered")
-    return (
-        f"{len(names):,} players registered{' as late entries' if late else ''}: ",
-        *_listed(names),
-    )
+        if late:
+            return said(_("%(name)s registered as a late entry"), name=names[0])
+        return said(_("%(name)s registered"), name=names[0])
+    if late:
+        message = ngettext(
+            "%(counter)s player registered as late entries: %(names)s",
+            "%(counter)s players registered as late entries: %(names)s",
+            len(names),
+        )
+    else:
+        message = ngettext(
+            "%(counter)s player registered: %(names)s",
+            "%(counter)s players registered: %(names)s",
+            len(names),
+        )
+    return said(message, counter=_n(len(names)), names=_listed(names))
 
 
 def _rename(r: Record, ctx: Context) -> tuple[Part, ...]:
     if not isinstance(r.before, str) or not isinstance(r.after, str):
         raise Unknown(r.action)
     ext = r.players[0][1] if r.players else None
-    return (Mention(r.before, ext), " renamed to ", Mention(r.after, ext))
+    return said(
+        _("%(old)s renamed to %(new)s"), old=Mention(r.before, ext), new=Mention(r.after, ext)
+    )
 
 
 def _drop(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -257,42 +283,77 @@ def _drop(r: Record, ctx: Context) -> tuple[Part, ...]:
     if isinstance(a.get("players"), list):  # registration.drop_no_shows
         person = _namer(r, ctx)
         names = [person(ext) for ext in a["players"]]
-        return (f"{_plural(len(names), 'no-show')} dropped before round 1: ", *_listed(names))
+        message = ngettext(
+            "%(counter)s no-show dropped before round 1: %(names)s",
+            "%(counter)s no-shows dropped before round 1: %(names)s",
+            len(names),
+        )
+        return said(message, counter=_n(len(names)), names=_listed(names))
     last = int(a["dropped_after_round"])
-    own = " (own request)" if a.get("by_player") else ""  # reports.self_drop
-    return (
-        _subject(r),
-        (f" dropped after round {last}" if last else " dropped before round 1") + own,
-    )
+    own = bool(a.get("by_player"))  # reports.self_drop
+    if last and own:
+        message = _("%(name)s dropped after round %(round)s (own request)")
+    elif last:
+        message = _("%(name)s dropped after round %(round)s")
+    elif own:
+        message = _("%(name)s dropped before round 1 (own request)")
+    else:
+        message = _("%(name)s dropped before round 1")
+    return said(message, name=_subject(r), round=last)
 
 
 def _readmit(r: Record, ctx: Context) -> tuple[Part, ...]:
     had = (r.before or {}).get("dropped_after_round")
-    note = f" (had dropped after round {had})" if had else ""
-    return (_subject(r), f" re-admitted{note}")
+    if had:
+        return said(
+            _("%(name)s re-admitted (had dropped after round %(round)s)"),
+            name=_subject(r),
+            round=had,
+        )
+    return said(_("%(name)s re-admitted"), name=_subject(r))
 
 
 def _remove(r: Record, ctx: Context) -> tuple[Part, ...]:
-    return (_subject(r), " removed (entered by mistake, never paired)")
+    return said(_("%(name)s removed (entered by mistake, never paired)"), name=_subject(r))
 
 
 # Rounds (services/rounds.py, playoff.py, corrections.py).
 def _pair(r: Record, ctx: Context) -> tuple[Part, ...]:
     number, tables = int(r.after["round"]), int(r.after["matches"])
-    name = f"{playoff_name(tables)} (round {number})" if r.after["playoff"] else f"Round {number}"
-    return (f"{name} paired ({_plural(tables, 'table')})",)
+    if r.after["playoff"]:
+        name = _("%(name)s (round %(number)s)") % {"name": playoff_name(tables), "number": number}
+    else:
+        name = _("Round %(number)s") % {"number": number}
+    message = ngettext(
+        "%(round)s paired (%(counter)s table)", "%(round)s paired (%(counter)s tables)", tables
+    )
+    return (message % {"round": name, "counter": _n(tables)},)
 
 
 def _undo(r: Record, ctx: Context) -> tuple[Part, ...]:
-    return (f"Pairing of round {int(r.before['round'])} undone",)
+    return (_("Pairing of round %(round)s undone") % {"round": int(r.before["round"])},)
 
 
 def _cut(r: Record, ctx: Context) -> tuple[Part, ...]:
     a, person = r.after, _namer(r, ctx)
-    rule = f"top {int(a['top'])}" if a["top"] is not None else f"{a['min_points']} points or more"
+    if a["top"] is not None:
+        rule = _("top %(size)s") % {"size": int(a["top"])}
+    else:
+        rule = _("%(points)s points or more") % {"points": a["min_points"]}
     advancing = [person(ext) for ext in a["players"]]
-    head = f"Cut to phase {int(a['phase'])} ({rule}): "
-    return (head, f"{_plural(len(advancing), 'player')} advance: ", *_listed(advancing))
+    message = ngettext(
+        # The English singular reads "advance" as it always has (kept word for word).
+        "Cut to phase %(phase)s (%(rule)s): %(counter)s player advance: %(names)s",
+        "Cut to phase %(phase)s (%(rule)s): %(counter)s players advance: %(names)s",
+        len(advancing),
+    )
+    return said(
+        message,
+        phase=int(a["phase"]),
+        rule=rule,
+        counter=_n(len(advancing)),
+        names=_listed(advancing),
+    )
 
 
 # The key that names a re-seed or keep decision in a top-cut entry's `after`
@@ -312,95 +373,187 @@ def _top_cut(r: Record, ctx: Context) -> tuple[Part, ...]:
     keep: round and table of the correction that moved the seeds, after {CUT_DECISION,
     "seeds", "change_texts" (the changes as the organizer read them), ...}."""
     a = r.after
-    seeds = _seeds(a["seeds"], _namer(r, ctx))
+    seeds = tuple(_seeds(a["seeds"], _namer(r, ctx)))
+    size = len(a["seeds"])
     decision = a.get(CUT_DECISION)
     if decision is None:
         number = int(r.round)  # type: ignore[arg-type]
-        return (f"Top cut of {len(a['seeds'])} started (round {number}; seeds: ", *seeds, ")")
+        return said(
+            _("Top cut of %(size)s started (round %(round)s; seeds: %(seeds)s)"),
+            size=size,
+            round=number,
+            seeds=seeds,
+        )
     if decision not in ("reseed", "keep"):
         raise Unknown(decision)
-    cause = "after a correction"
-    if r.round is not None:
-        cause += f" to round {r.round}" + (f" (table {r.table})" if r.table is not None else "")
+    if r.round is None:
+        cause = _("after a correction")
+    elif r.table is None:
+        cause = _("after a correction to round %(round)s") % {"round": r.round}
+    else:
+        cause = _("after a correction to round %(round)s (table %(table)s)") % {
+            "round": r.round,
+            "table": r.table,
+        }
     changes = "; ".join(map(str, a.get("change_texts") or ()))
-    verb, now = ("re-seeded", "seeds now") if decision == "reseed" else ("kept as seeded", "seeds")
-    return (
-        f"Top cut of {len(a['seeds'])} {verb} {cause}" + (f": {changes}" if changes else ""),
-        f" ({now}: ",
-        *seeds,
-        ")",
-    )
+    if decision == "reseed" and changes:
+        message = _("Top cut of %(size)s re-seeded %(cause)s: %(changes)s (seeds now: %(seeds)s)")
+    elif decision == "reseed":
+        message = _("Top cut of %(size)s re-seeded %(cause)s (seeds now: %(seeds)s)")
+    elif changes:
+        message = _("Top cut of %(size)s kept as seeded %(cause)s: %(changes)s (seeds: %(seeds)s)")
+    else:
+        message = _("Top cut of %(size)s kept as seeded %(cause)s (seeds: %(seeds)s)")
+    return said(message, size=size, cause=cause, changes=changes, seeds=seeds)
 
 
 # The event (services/lifecycle.py, imports.py, staff.py, clock.py).
 REOPENED_AS = {
-    "running": "running again",
-    "top_cut": "back in the top cut",
-    "registration": "back to registration",
+    "running": gettext_lazy("Tournament reopened (running again)"),
+    "top_cut": gettext_lazy("Tournament reopened (back in the top cut)"),
+    "registration": gettext_lazy("Tournament reopened (back to registration)"),
 }
 
 
 def _finish(r: Record, ctx: Context) -> tuple[Part, ...]:
-    return ("Tournament finished",)
+    return (_("Tournament finished"),)
 
 
 def _reopen(r: Record, ctx: Context) -> tuple[Part, ...]:
     status = (r.after or {}).get("status")
-    return ("Tournament reopened" + (f" ({REOPENED_AS[status]})" if status else ""),)
+    return (str(REOPENED_AS[status]) if status else _("Tournament reopened"),)
 
 
 def _plan_words(plan: Mapping[str, Any]) -> str:
     rounds, cut = plan["planned_rounds"], plan["top_cut"]
-    first = _plural(int(rounds), "Swiss round") if rounds else "an open number of Swiss rounds"
-    return f"{first} and " + (f"a top {int(cut)}" if cut else "no top cut")
+    if rounds:
+        count = int(rounds)
+        first = ngettext("%(counter)s Swiss round", "%(counter)s Swiss rounds", count) % {
+            "counter": _n(count)
+        }
+    else:
+        first = _("an open number of Swiss rounds")
+    if cut:
+        return _("%(rounds)s and a top %(size)s") % {"rounds": first, "size": int(cut)}
+    return _("%(rounds)s and no top cut") % {"rounds": first}
 
 
 def _plan(r: Record, ctx: Context) -> tuple[Part, ...]:
-    was = f" (was {_plan_words(r.before)})" if r.before else ""
-    return (f"Plan set to {_plan_words(r.after)}{was}",)
+    if r.before:
+        return (
+            _("Plan set to %(plan)s (was %(was)s)")
+            % {"plan": _plan_words(r.after), "was": _plan_words(r.before)},
+        )
+    return (_("Plan set to %(plan)s") % {"plan": _plan_words(r.after)},)
 
 
 def _import(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after  # {"players", "rounds", "restored"}
-    how = "Restored from a backup" if a["restored"] else "Imported from a file"
-    players, rounds = int(a["players"]), int(a["rounds"])
-    return (f"{how} ({_plural(players, 'player')}, {_plural(rounds, 'round')})",)
+    count, rounds = int(a["players"]), int(a["rounds"])
+    facts = {
+        "players": ngettext("%(counter)s player", "%(counter)s players", count)
+        % {"counter": _n(count)},
+        "rounds": ngettext("%(counter)s round", "%(counter)s rounds", rounds)
+        % {"counter": _n(rounds)},
+    }
+    if a["restored"]:
+        return (_("Restored from a backup (%(players)s, %(rounds)s)") % facts,)
+    return (_("Imported from a file (%(players)s, %(rounds)s)") % facts,)
 
 
-ROLE_WORDS = {role.value: str(role.label).lower() for role in StaffRole}
 STAFF_WORDS = {  # after["event"] -> the sentence, of after["username"]
-    "added": "{} added to the staff",
-    "created": "Staff account {} created",
-    "link": "New set-password link made for {}",
+    "added": gettext_lazy("%(name)s added to the staff"),
+    "created": gettext_lazy("Staff account %(name)s created"),
+    "link": gettext_lazy("New set-password link made for %(name)s"),
 }
+STAFF_WORDS_AS = {  # the same, with the role they were given
+    "added": gettext_lazy("%(name)s added to the staff as %(role)s"),
+    "created": gettext_lazy("Staff account %(name)s created as %(role)s"),
+    "link": gettext_lazy("New set-password link made for %(name)s as %(role)s"),
+}
+
+
+def _role_words(value: Any) -> str | None:
+    """A staff role as a sentence says it ("head judge"), in the reader's language."""
+    if str(value) not in StaffRole.values:
+        return None
+    return str(StaffRole(str(value)).label).lower()
 
 
 def _staff(r: Record, ctx: Context) -> tuple[Part, ...]:
     if isinstance(r.before, str) and r.after is None:  # remove_staff: before = username
-        return (f"{r.before} removed from the staff",)
+        return (_("%(name)s removed from the staff") % {"name": r.before},)
     name = str(r.after["username"])
-    role = ROLE_WORDS.get(str(r.after.get("role", "")))
-    if r.after["event"] == "role" and role:
-        return (f"{name} is now {role}",)
-    sentence = STAFF_WORDS[r.after["event"]].format(name)
-    return (f"{sentence} as {role}" if role else sentence,)
+    role = _role_words(r.after.get("role", ""))
+    event = r.after["event"]
+    if event == "role" and role:
+        return (_("%(name)s is now %(role)s") % {"name": name, "role": role},)
+    if role:
+        return (str(STAFF_WORDS_AS[event]) % {"name": name, "role": role},)
+    return (str(STAFF_WORDS[event]) % {"name": name},)
 
 
 def _clock(r: Record, ctx: Context) -> tuple[Part, ...]:
-    """round; after {"event": "started" | "paused" | "resumed" | "moved", "minutes"}."""
+    """round; after {"event": "started" | "paused" | "resumed" | "moved", "minutes"}.
+    A playoff round by its name, as the pairings call it ("the Final")."""
     a = r.after
-    clock = f"clock of {_round_name(int(r.round), ctx)}"  # type: ignore[arg-type]
-    if a["event"] == "started":
-        return (f"{_capital(clock)} started ({_plural(int(a['minutes']), 'minute')})",)
-    if a["event"] in ("paused", "resumed"):
-        return (f"{_capital(clock)} {a['event']}",)
-    if a["event"] == "moved":
-        moved = int(a["minutes"])
-        minutes = _plural(abs(moved), "minute")
-        return (
-            f"{minutes} added to the {clock}" if moved > 0 else f"{minutes} taken off the {clock}",
+    number = int(r.round)  # type: ignore[arg-type]
+    name = ctx.playoff_rounds.get(number)
+    event = a["event"]
+    minutes = abs(int(a["minutes"])) if event in ("started", "moved") else 0
+    values = {"round": number, "name": name, "counter": _n(minutes)}
+    # Each sentence whole, for a Swiss round and for a named playoff round.
+    if event == "started" and name:
+        message = ngettext(
+            "Clock of the %(name)s started (%(counter)s minute)",
+            "Clock of the %(name)s started (%(counter)s minutes)",
+            minutes,
         )
-    raise Unknown(a["event"])
+    elif event == "started":
+        message = ngettext(
+            "Clock of round %(round)s started (%(counter)s minute)",
+            "Clock of round %(round)s started (%(counter)s minutes)",
+            minutes,
+        )
+    elif event == "moved" and int(a["minutes"]) > 0:
+        message = (
+            ngettext(
+                "%(counter)s minute added to the clock of the %(name)s",
+                "%(counter)s minutes added to the clock of the %(name)s",
+                minutes,
+            )
+            if name
+            else ngettext(
+                "%(counter)s minute added to the clock of round %(round)s",
+                "%(counter)s minutes added to the clock of round %(round)s",
+                minutes,
+            )
+        )
+    elif event == "moved":
+        message = (
+            ngettext(
+                "%(counter)s minute taken off the clock of the %(name)s",
+                "%(counter)s minutes taken off the clock of the %(name)s",
+                minutes,
+            )
+            if name
+            else ngettext(
+                "%(counter)s minute taken off the clock of round %(round)s",
+                "%(counter)s minutes taken off the clock of round %(round)s",
+                minutes,
+            )
+        )
+    elif event == "paused":
+        message = (
+            _("Clock of the %(name)s paused") if name else _("Clock of round %(round)s paused")
+        )
+    elif event == "resumed":
+        message = (
+            _("Clock of the %(name)s resumed") if name else _("Clock of round %(round)s resumed")
+        )
+    else:
+        raise Unknown(event)
+    return (message % values,)
 
 
 # Players taking part (issue 14): services/reports.py and registration.py. A report's
@@ -408,8 +561,8 @@ def _clock(r: Record, ctx: Context) -> tuple[Part, ...]:
 def _place_of(after: Mapping[str, Any], ctx: Context) -> str:
     number, table = int(after["round"]), after["table"]
     if number in ctx.playoff_rounds:
-        return f"Table {table}, {ctx.playoff_rounds[number]}"
-    return f"Table {table}, round {number}"
+        return _("Table %(table)s, %(name)s") % {"table": table, "name": ctx.playoff_rounds[number]}
+    return _("Table %(table)s, round %(round)s") % {"table": table, "round": number}
 
 
 def _report(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -418,43 +571,105 @@ def _report(r: Record, ctx: Context) -> tuple[Part, ...]:
     reporter = Mention(str(a["reporter"]), a.get("reporter_id"))
     event = a.get("event")
     if event == "report":
-        was = f" (was {a['was']})" if a.get("was") else ""
-        return (f"{place}: ", reporter, f" reported {a['score']}{was}")
+        if a.get("was"):
+            return said(
+                _("%(place)s: %(name)s reported %(score)s (was %(was)s)"),
+                place=place,
+                name=reporter,
+                score=a["score"],
+                was=a["was"],
+            )
+        return said(
+            _("%(place)s: %(name)s reported %(score)s"),
+            place=place,
+            name=reporter,
+            score=a["score"],
+        )
     if event in ("confirmed", "disputed"):
         answer = Mention(str(a["by"]), a.get("by_id"))
-        claim = (" (", answer, f" reported {a['claim']})") if a.get("claim") else ()
-        return (f"{place}: ", reporter, f" reported {a['score']}, {event} by ", answer, *claim)
+        claim = a.get("claim")
+        if event == "confirmed" and claim:
+            message = _(
+                "%(place)s: %(name)s reported %(score)s, confirmed by %(by)s (%(by)s reported %(claim)s)"
+            )
+        elif event == "confirmed":
+            message = _("%(place)s: %(name)s reported %(score)s, confirmed by %(by)s")
+        elif claim:
+            message = _(
+                "%(place)s: %(name)s reported %(score)s, disputed by %(by)s (%(by)s reported %(claim)s)"
+            )
+        else:
+            message = _("%(place)s: %(name)s reported %(score)s, disputed by %(by)s")
+        return said(
+            message, place=place, name=reporter, score=a["score"], by=answer, claim=claim or ""
+        )
     if event == "reset":
-        return (f"{place}: ", reporter, f"'s report ({a['score']}) reset")
+        return said(
+            _("%(place)s: %(name)s's report (%(score)s) reset"),
+            place=place,
+            name=reporter,
+            score=a["score"],
+        )
     raise Unknown(event)
 
 
 def _check_in(r: Record, ctx: Context) -> tuple[Part, ...]:
-    return (_subject(r), " checked in")
+    return said(_("%(name)s checked in"), name=_subject(r))
 
 
 def _settings_words(s: Mapping[str, Any]) -> list[str]:
     return [
-        "open" if s["open"] else "closed",
-        f"cap {s['cap']}" if s["cap"] is not None else "no cap",
-        "each entry approved" if s["approval"] else "entries accepted at once",
-        "check-in used" if s["check_in"] else "no check-in",
+        pgettext("registration", "open") if s["open"] else pgettext("registration", "closed"),
+        _("cap %(cap)s") % {"cap": s["cap"]} if s["cap"] is not None else _("no cap"),
+        _("each entry approved") if s["approval"] else _("entries accepted at once"),
+        _("check-in used") if s["check_in"] else _("no check-in"),
     ]
+
+
+ENTRY_DECISIONS = {  # a decision on one entry, of the player it is about
+    "accepted": gettext_lazy("%(name)s's entry accepted"),
+    "rejected": gettext_lazy("%(name)s's entry rejected"),
+    "pending": gettext_lazy("%(name)s's entry pending"),
+}
 
 
 def _entry(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     if "player" in a:  # the organizer's decision on one entry: {"player", "entry"}
-        return (_subject(r), f"'s entry {a['entry']}")
+        decided = ENTRY_DECISIONS.get(str(a["entry"]))
+        if decided is None:
+            return said(_("%(name)s's entry %(entry)s"), name=_subject(r), entry=a["entry"])
+        return said(str(decided), name=_subject(r))
     if isinstance(a.get("players"), list):  # registration.accept_entries, reject_entries
         person = _namer(r, ctx)
         names = [person(ext) for ext in a["players"]]
-        return (f"{_plural(len(names), 'entry', 'entries')} {a['entry']}: ", *_listed(names))
-    return ("Registration settings: " + ", ".join(_settings_words(a)),)
+        n = len(names)
+        if a["entry"] == "accepted":
+            message = ngettext(
+                "%(counter)s entry accepted: %(names)s",
+                "%(counter)s entries accepted: %(names)s",
+                n,
+            )
+        elif a["entry"] == "rejected":
+            message = ngettext(
+                "%(counter)s entry rejected: %(names)s",
+                "%(counter)s entries rejected: %(names)s",
+                n,
+            )
+        else:
+            message = ngettext(
+                "%(counter)s entry %(entry)s: %(names)s",
+                "%(counter)s entries %(entry)s: %(names)s",
+                n,
+            )
+        return said(message, counter=_n(n), entry=a["entry"], names=_listed(names))
+    return (_("Registration settings: %(settings)s") % {"settings": ", ".join(_settings_words(a))},)
 
 
 def _link(r: Record, ctx: Context) -> tuple[Part, ...]:
-    return ("New private link for " if r.after["replaced"] else "Private link for ", _subject(r))
+    if r.after["replaced"]:
+        return said(_("New private link for %(name)s"), name=_subject(r))
+    return said(_("Private link for %(name)s"), name=_subject(r))
 
 
 RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
@@ -596,7 +811,7 @@ def _named_in_summary(
         if plain.endswith(entry):
             named.append((plain[: -len(entry)], str(a["player"])))
     elif action == AuditAction.LINK and a.get("player") is not None:
-        _, sep, name = _without_by(text).partition(" link for ")
+        _before, sep, name = _without_by(text).partition(" link for ")
         if sep:
             named.append((name, str(a["player"])))
     unique: list[Named] = []
@@ -767,8 +982,11 @@ def _people(t: Tournament, text: str) -> tuple[list[Person], bool]:
         if len(players) > MAX_PLAYERS_PER_FILTER:
             raise FilterError(
                 "player",
-                f"“{text}” fits more than {MAX_PLAYERS_PER_FILTER} players: "
-                "type more of the name (or follow a name's link in the log).",
+                _(
+                    "“%(typed)s” fits more than %(max)s players: type more of the name (or "
+                    "follow a name's link in the log)."
+                )
+                % {"typed": text, "max": MAX_PLAYERS_PER_FILTER},
             )
     renames = list(
         t.audit.filter(action=AuditAction.RENAME)
@@ -814,7 +1032,7 @@ def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
     # Players the JSON holds by id that the entry did not name (entries written before
     # their players were stored): named as they are now. None at all: no query.
     exts: set[str] = set()
-    for _, r in rows:
+    for _pk, r in rows:
         held: set[str] = set()
         for state in (r.before, r.after) if r.action == AuditAction.GAME else ():
             if isinstance(state, dict):
@@ -823,7 +1041,7 @@ def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:
         listing = (AuditAction.CUT, AuditAction.TOP_CUT, AuditAction.DROP)
         if r.action in listing and isinstance(r.after, dict):
             held.update(map(str, r.after.get("players") or r.after.get("seeds") or []))
-        exts |= held - {ext for _, ext in r.players}
+        exts |= held - {ext for _name, ext in r.players}
     names = (
         dict(t.players.filter(external_id__in=exts).values_list("external_id", "name"))
         if exts
@@ -841,7 +1059,15 @@ def _round_choices(
     numbers = list(t.rounds.order_by("number").values_list("number", flat=True))
     if selected is not None and selected not in numbers:
         numbers.append(selected)  # an undone round's entries stay in the log
-    return [(n, f"{playoff[n]} (round {n})" if n in playoff else f"Round {n}") for n in numbers]
+    return [
+        (
+            n,
+            _("%(name)s (round %(number)s)") % {"name": playoff[n], "number": n}
+            if n in playoff
+            else _("Round %(number)s") % {"number": n},
+        )
+        for n in numbers
+    ]
 
 
 def filter_form(tournament: Tournament) -> dict[str, Any]:
@@ -881,9 +1107,10 @@ def audit_log(
     ctx = _context(t, rows)
     labels = _namesake_labels(t)
     sentences = [(pk, r, _labelled(describe(r, ctx), labels)) for pk, r in rows]
-    link = _links([m for _, _, s in sentences for m in s.mentions], t)
+    link = _links([m for _pk, _r, s in sentences for m in s.mentions], t)
     here = reverse("manage_audit", args=[t.slug])
     query = urlencode([(k, v) for k, v in (("round", round), ("player", player)) if v])
+    found = sorted({n for p in people for n in p.names})
     return {
         "tournament": t,
         "entries": [
@@ -902,20 +1129,33 @@ def audit_log(
         "page": shown.number,
         "pages": pages.num_pages,
         "shown": (
-            f"Entries {shown.start_index():,}–{shown.end_index():,} of {pages.count:,}, "
-            "newest first"
+            _("Entries %(first)s–%(last)s of %(count)s, newest first")
+            % {
+                "first": number_format(shown.start_index(), force_grouping=True),
+                "last": number_format(shown.end_index(), force_grouping=True),
+                "count": number_format(pages.count, force_grouping=True),
+            }
             if pages.count
-            else "No entries"
+            else _("No entries")
         ),
         "previous_page": shown.previous_page_number() if shown.has_previous() else None,
         "next_page": shown.next_page_number() if shown.has_next() else None,
         "query": query,
         "round": round,
         "player": player,
-        "players_found": sorted({n for p in people for n in p.names}),
+        "players_found": found,
+        "naming": _either(found) if found else _("“%(typed)s”") % {"typed": player},
         "rounds": _round_choices(t, ctx.playoff_rounds, round),
         "time_zone": settings.TIME_ZONE,
     }
+
+
+def _either(names: Sequence[str]) -> str:
+    """ "Ana or Ben or Carl": one message per pair, so each language words its "or"."""
+    said = names[0]
+    for name in names[1:]:
+        said = _("%(names)s or %(name)s") % {"names": said, "name": name}
+    return said
 
 
 def _namesake_labels(t: Tournament) -> dict[str, tuple[str, str]]:

@@ -5,10 +5,13 @@ sentences without importing the audit log's screen, which takes those renderers 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 
 @dataclass(frozen=True)
@@ -80,5 +83,29 @@ def at_table(r: Record, ctx: Context) -> str:
     # Either stored as None: int() raises TypeError, and the entry shows its summary.
     number, table = int(r.round), int(r.table)  # type: ignore[arg-type]
     if number in ctx.playoff_rounds:
-        return f"{ctx.playoff_rounds[number]}, table {table}"
-    return f"Table {table}, round {number}"
+        return _("%(name)s, table %(table)s") % {"name": ctx.playoff_rounds[number], "table": table}
+    return _("Table %(table)s, round %(round)s") % {"table": table, "round": number}
+
+
+SLOT = re.compile(r"%\((\w+)\)s|%%")
+
+
+def said(message: str, **values: Any) -> tuple[Part, ...]:
+    """A translated sentence (`message`, its values as %(name)s placeholders) as parts:
+    a Mention stays a part (the page links it), a tuple or list of parts is spliced in,
+    anything else is text. One message per sentence, whatever order a language puts its
+    players in."""
+    parts: list[Part] = []
+    at = 0
+    for slot in SLOT.finditer(message):
+        parts.append(message[at : slot.start()])
+        at = slot.end()
+        value: Any = "%" if slot.group(0) == "%%" else values[slot.group(1)]
+        if isinstance(value, Mention):
+            parts.append(value)
+        elif isinstance(value, tuple | list):
+            parts.extend(value)
+        else:
+            parts.append(str(value))
+    parts.append(message[at:])
+    return tuple(p for p in parts if p != "")

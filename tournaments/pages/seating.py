@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from tournaments.models import (
     Enforcement,
     Entry,
@@ -29,7 +32,7 @@ def find_player(t: Tournament, typed: str) -> Player:
     player whose name contains it."""
     text = " ".join(typed.split())
     if not text:
-        raise PlayerNotFound("Give a player's name or id.")
+        raise PlayerNotFound(_("Give a player's name or id."))
     players = t.players.filter(entry=Entry.ACCEPTED)
     by_id = players.filter(external_id=text).first()
     if by_id is not None:
@@ -44,11 +47,25 @@ def find_player(t: Tournament, typed: str) -> Player:
     if len(found) == 1:
         return players.get(external_id=found[0])
     if not found:
-        raise PlayerNotFound(f"No player called “{text[:100]}” in this event.")
-    listed = ", ".join(f"{shown.get(e, e)} (id {e})" for e in sorted(found)[:CANDIDATES_SHOWN])
-    more = f" and {len(found) - CANDIDATES_SHOWN} more" if len(found) > CANDIDATES_SHOWN else ""
+        raise PlayerNotFound(
+            _("No player called “%(typed)s” in this event.") % {"typed": text[:100]}
+        )
+    listed = ", ".join(
+        _("%(name)s (id %(id)s)") % {"name": shown.get(e, e), "id": e}
+        for e in sorted(found)[:CANDIDATES_SHOWN]
+    )
+    if len(found) > CANDIDATES_SHOWN:
+        more = len(found) - CANDIDATES_SHOWN
+        listed = ngettext(
+            "%(names)s and %(counter)s more", "%(names)s and %(counter)s more", more
+        ) % {"names": listed, "counter": more}
     raise PlayerNotFound(
-        f"“{text[:100]}” fits {len(found)} players: {listed}{more}. Type more of the name, or the id."
+        ngettext(
+            "“%(typed)s” fits %(counter)s player: %(names)s. Type more of the name, or the id.",
+            "“%(typed)s” fits %(counter)s players: %(names)s. Type more of the name, or the id.",
+            len(found),
+        )
+        % {"typed": text[:100], "counter": len(found), "names": listed}
     )
 
 

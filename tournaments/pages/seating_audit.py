@@ -5,16 +5,15 @@ ValueError, and the entry shows its stored summary."""
 
 from __future__ import annotations
 
-from typing import Any
+from django.utils.translation import gettext as _
 
 from tournaments.models import Enforcement
-from tournaments.pages.audit_parts import Context, Mention, Part, Record
-
-LEVELS = {level.value: str(level.label) for level in Enforcement}
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, said
 
 
-def _reason(value: Any) -> str:
-    return f" ({value})" if value else ""
+def _level(value: str) -> str:
+    """A Rules Enforcement Level's name, in the reader's language."""
+    return str(Enforcement(value).label)
 
 
 def _two(r: Record) -> tuple[Mention, Mention]:
@@ -32,10 +31,21 @@ def fixed_seat_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     table = int(a["table"])
     if a["event"] == "fixed":
         was = (r.before or {}).get("table")
-        moved = f" (was table {int(was)})" if was is not None and was != table else ""
-        return (who, f" fixed to table {table}{moved}{_reason(a.get('reason'))}")
+        moved = was is not None and was != table
+        reason = a.get("reason")
+        if moved and reason:
+            message = _("%(name)s fixed to table %(table)s (was table %(was)s) (%(reason)s)")
+        elif moved:
+            message = _("%(name)s fixed to table %(table)s (was table %(was)s)")
+        elif reason:
+            message = _("%(name)s fixed to table %(table)s (%(reason)s)")
+        else:
+            message = _("%(name)s fixed to table %(table)s")
+        return said(
+            message, name=who, table=table, was=int(was) if moved else "", reason=reason or ""
+        )
     if a["event"] == "unfixed":
-        return (who, f" no longer fixed to table {table}")
+        return said(_("%(name)s no longer fixed to table %(table)s"), name=who, table=table)
     raise ValueError(a["event"])
 
 
@@ -47,21 +57,32 @@ def restriction_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     a = r.after
     event = a["event"]
     if event == "enforcement":
-        was = LEVELS[r.before["enforcement"]]
-        return (f"Rules Enforcement Level set to {LEVELS[a['enforcement']]} (was {was})",)
+        return (
+            _("Rules Enforcement Level set to %(level)s (was %(was)s)")
+            % {"level": _level(a["enforcement"]), "was": _level(r.before["enforcement"])},
+        )
     first, second = _two(r)
     if event == "restricted":
-        return (first, " and ", second, f" are not to be paired{_reason(a.get('reason'))}")
+        if a.get("reason"):
+            return said(
+                _("%(a)s and %(b)s are not to be paired (%(reason)s)"),
+                a=first,
+                b=second,
+                reason=a["reason"],
+            )
+        return said(_("%(a)s and %(b)s are not to be paired"), a=first, b=second)
     if event == "lifted":
-        return (first, " and ", second, " may be paired again")
-    head = f"Round {int(a['round'])}: "
+        return said(_("%(a)s and %(b)s may be paired again"), a=first, b=second)
     if event == "kept_apart":
-        tail = " kept apart as restricted (the pairing without restrictions paired them)"
+        message = _(
+            "Round %(round)s: %(a)s and %(b)s kept apart as restricted (the pairing "
+            "without restrictions paired them)"
+        )
     elif event == "unavoidable":
-        tail = (
-            " paired despite their restriction (no pairing of the field kept every "
-            "restricted pair apart)"
+        message = _(
+            "Round %(round)s: %(a)s and %(b)s paired despite their restriction (no "
+            "pairing of the field kept every restricted pair apart)"
         )
     else:
         raise ValueError(event)
-    return (head, first, " and ", second, tail)
+    return said(message, round=int(a["round"]), a=first, b=second)

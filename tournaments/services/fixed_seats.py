@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
 from tournaments.models import AuditAction, Entry, FixedSeat, Player, Tournament
 from tournaments.pairing.table_numbers import number_tables
 from tournaments.services.writing import ServiceError, writing
@@ -26,9 +29,11 @@ class TableTaken(ServiceError):
 
 def _own_player(t: Tournament, player: Player) -> None:
     if player.tournament_id != t.pk:
-        raise ServiceError(f"{player.name} is not a player of this event.")
+        raise ServiceError(_("%(name)s is not a player of this event.") % {"name": player.name})
     if player.entry != Entry.ACCEPTED:
-        raise ServiceError(f"{player.name}'s entry is not accepted: accept it first.")
+        raise ServiceError(
+            _("%(name)s's entry is not accepted: accept it first.") % {"name": player.name}
+        )
 
 
 def fix_seat(
@@ -38,9 +43,12 @@ def fix_seat(
     to the new table. Refused: a table another player holds, a number out of range."""
     reason = " ".join(reason.split())
     if len(reason) > MAX_REASON:
-        raise ServiceError(f"The reason has at most {MAX_REASON} characters.")
+        raise ServiceError(_("The reason has at most %(max)s characters.") % {"max": MAX_REASON})
     if isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= MAX_TABLE:
-        raise ServiceError(f"A table number is a whole number from 1 to {MAX_TABLE:,}.")
+        raise ServiceError(
+            _("A table number is a whole number from 1 to %(max)s.")
+            % {"max": number_format(MAX_TABLE, force_grouping=True)}
+        )
     with writing(tournament, by=by) as w:
         t = w.tournament
         _own_player(t, player)
@@ -52,8 +60,11 @@ def fix_seat(
         )
         if holder is not None:
             raise TableTaken(
-                f"Table {table} is fixed for {holder.player.name} already: choose another "
-                "table, or remove that fixed seat first."
+                _(
+                    "Table %(table)s is fixed for %(name)s already: choose another "
+                    "table, or remove that fixed seat first."
+                )
+                % {"table": table, "name": holder.player.name}
             )
         seat = FixedSeat.objects.filter(player=player).first()
         before = None if seat is None else {"table": seat.table, "reason": seat.reason}
@@ -84,7 +95,7 @@ def unfix_seat(*, tournament: Tournament, player: Player, by: Any = None) -> Non
         t = w.tournament
         seat = FixedSeat.objects.filter(tournament=t, player=player).first()
         if seat is None:
-            raise ServiceError(f"{player.name} has no fixed seat.")
+            raise ServiceError(_("%(name)s has no fixed seat.") % {"name": player.name})
         seat.delete()
         w.touched()
         w.audit(

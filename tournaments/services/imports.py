@@ -13,6 +13,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
@@ -83,8 +85,11 @@ def restore_document(doc: dict[str, Any], *, owner: Any = None) -> Restored:
     was = event.get("owner") if isinstance(event, dict) else None
     if owner is not None and was and was != owner.get_username():
         notes.append(
-            f"You own the restored event; the backup's owner was {was!r}. Add them to the "
-            f"staff if they run it too."
+            _(
+                "You own the restored event; the backup's owner was %(was)r. Add them to the "
+                "staff if they run it too."
+            )
+            % {"was": was}
         )
     with transaction.atomic():
         tournament = _create(doc, holder)
@@ -117,9 +122,12 @@ def _backup_owner(event: Any, notes: list[str]) -> Any:
     user = get_user_model().objects.filter(username=name).first()
     if user is None:
         notes.append(
-            f"The backup's owner {name!r} has no account on this installation: the event "
-            f"has no owner (site admins manage it). Create the account first "
-            f"(manage.py create_organizer {name}) and restore again to keep it."
+            _(
+                "The backup's owner %(name)r has no account on this installation: the event "
+                "has no owner (site admins manage it). Create the account first "
+                "(manage.py create_organizer %(name)s) and restore again to keep it."
+            )
+            % {"name": name}
         )
     return user
 
@@ -179,12 +187,15 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     )
     missing = sorted(set(wanted) - {u.get_username() for u in found})
     if missing:
-        many = len(missing) > 1
         notes.append(
-            f"No account{'s' if many else ''} called {_listed(missing)} on this installation, "
-            f"so {'they are' if many else 'this person is'} not on the staff: create "
-            f"{'their accounts' if many else 'the account'} on the event's Staff screen "
-            f"(A new account)."
+            ngettext(
+                "No account called %(names)s on this installation, so this person is not on "
+                "the staff: create the account on the event's Staff screen (A new account).",
+                "No accounts called %(names)s on this installation, so they are not on the "
+                "staff: create their accounts on the event's Staff screen (A new account).",
+                len(missing),
+            )
+            % {"names": _listed(missing)}
         )
     entries = event.get("audit", [])
     names = {e["user"] for e in entries if e.get("user")}
@@ -225,7 +236,9 @@ def _username(user: Any) -> str | None:
 
 def _listed(names: list[str]) -> str:
     quoted = [repr(n) for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    if len(quoted) == 1:
+        return quoted[0]
+    return _("%(names)s and %(name)s") % {"names": ", ".join(quoted[:-1]), "name": quoted[-1]}
 
 
 def _restore_players(t: Tournament, event: dict[str, Any], notes: list[str]) -> dict[str, Player]:
@@ -256,11 +269,16 @@ def _restore_players(t: Tournament, event: dict[str, Any], notes: list[str]) -> 
     if held:
         n = sum(1 for digest in links.values() if digest in held)
         notes.append(
-            f"{n} private link{'s' if n > 1 else ''} already open{'' if n > 1 else 's'} a "
-            f"player's page in another event on this installation (the original, if it "
-            f"is still here): {'they stay' if n > 1 else 'it stays'} with it. Give "
-            f"{'these players' if n > 1 else 'this player'} new links here if this copy "
-            f"is the one to use."
+            ngettext(
+                "%(counter)s private link already opens a player's page in another event on "
+                "this installation (the original, if it is still here): it stays with it. "
+                "Give this player new links here if this copy is the one to use.",
+                "%(counter)s private links already open a player's page in another event on "
+                "this installation (the original, if it is still here): they stay with it. "
+                "Give these players new links here if this copy is the one to use.",
+                n,
+            )
+            % {"counter": n}
         )
     fields = ["made_phase", "entry", "contact", "checked_in_at", "dropped_by_player"]
     Player.objects.bulk_update(players.values(), fields, batch_size=500)

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments import names as name_rules
 from tournaments.domain import CutDrop, cut_drop
@@ -29,16 +31,30 @@ class DuplicateNames(ServiceError):
         if names:
             listed = ", ".join(names)
             parts.append(
-                f"Already registered: {listed}. Add {'them' if len(names) > 1 else 'it'} "
-                "again only for a different person with the same name."
+                ngettext(
+                    "Already registered: %(names)s. Add it again only for a different person "
+                    "with the same name.",
+                    "Already registered: %(names)s. Add them again only for a different person "
+                    "with the same name.",
+                    len(names),
+                )
+                % {"names": listed}
             )
         if self.lookalikes:
             # "Alex" in Latin letters and with a Cyrillic capital A print alike: a player
             # looking for their name on the pairings could take the other's seat.
-            listed = "; ".join(f"{new} looks like {old}" for new, old in self.lookalikes)
+            listed = "; ".join(
+                _("%(new)s looks like %(old)s") % {"new": new, "old": old}
+                for new, old in self.lookalikes
+            )
             parts.append(
-                f"{listed} (different letters that print alike). Add "
-                f"{'them' if len(self.lookalikes) > 1 else 'it'} only if that is right."
+                ngettext(
+                    "%(pairs)s (different letters that print alike). Add it only if that is right.",
+                    "%(pairs)s (different letters that print alike). Add them only if that is "
+                    "right.",
+                    len(self.lookalikes),
+                )
+                % {"pairs": listed}
             )
         super().__init__(" ".join(parts))
 
@@ -49,8 +65,14 @@ def _clean_names(names: Sequence[str]) -> list[str]:
         try:
             name = name_rules.clean(raw, field="name", maximum=MAX_NAME, required=False)
         except name_rules.NameRefused as exc:
-            where = f"Line {line}: t" if len(names) > 1 else "T"
-            raise ServiceError(where + str(exc)[1:]) from exc
+            if len(names) == 1:
+                raise ServiceError(str(exc)) from exc
+            # "Line 3: the name ...": the refusal's first letter lowered after the colon.
+            said = str(exc)
+            raise ServiceError(
+                _("Line %(line)s: %(problem)s")
+                % {"line": line, "problem": said[:1].lower() + said[1:]}
+            ) from exc
         if name:
             cleaned.append(name)
     return cleaned
@@ -68,13 +90,15 @@ def register_players(
     """
     cleaned = _clean_names(names)
     if not cleaned:
-        raise ServiceError("Give at least one player name.")
+        raise ServiceError(_("Give at least one player name."))
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.system == "pod" and t.rounds.exists():
             raise ServiceError(
-                "The pod's round robin is already paired, all rounds at once: a late entry "
-                "would never be paired. Undo the pairing (before any result) to add players."
+                _(
+                    "The pod's round robin is already paired, all rounds at once: a late entry "
+                    "would never be paired. Undo the pairing (before any result) to add players."
+                )
             )
         if not allow_duplicates:
             existing = list(t.players.values_list("name", flat=True))
@@ -119,7 +143,7 @@ def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
     except name_rules.NameRefused as exc:
         raise ServiceError(str(exc)) from exc
     if not name:
-        raise ServiceError("The name must not be empty.")
+        raise ServiceError(_("The name must not be empty."))
     with writing(player.tournament_id, by=by) as w:
         old = Player.objects.get(pk=player.pk).name
         if old == name:
@@ -198,10 +222,11 @@ def remove_player(*, player: Player, by: Any = None) -> str:
     with writing(player.tournament_id, by=by) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError("That player is not in this event.")
+            raise ServiceError(_("That player is not in this event."))
         if found.seats.exists():
             raise ServiceError(
-                f"{found.name} has been paired already: drop them instead (their results stay)."
+                _("%(name)s has been paired already: drop them instead (their results stay).")
+                % {"name": found.name}
             )
         found.delete()
         w.changed()

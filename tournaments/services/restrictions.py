@@ -19,6 +19,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
 from tournaments.models import (
     AuditAction,
     Enforcement,
@@ -32,9 +35,10 @@ from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_REASON = 100  # PairingRestriction.reason
 
-CASUAL_ONLY = (
+# Lazy: views.seating says it too; `CASUAL_ONLY % {"level": ...}` reads the request's language.
+CASUAL_ONLY = gettext_lazy(
     "Pairing restrictions are for casual events (Regular enforcement) only: at "
-    "{level} events the Magic Tournament Rules allow changing pairings only to fix an "
+    "%(level)s events the Magic Tournament Rules allow changing pairings only to fix an "
     "error."
 )
 
@@ -44,9 +48,16 @@ def _ordered(a: Player, b: Player) -> tuple[Player, Player]:
 
 
 def _names(pairs: Sequence[PairingRestriction]) -> str:
-    shown = [f"{r.player_a.name} and {r.player_b.name}" for r in pairs[:5]]
-    more = f" and {len(pairs) - 5} more" if len(pairs) > 5 else ""
-    return "; ".join(shown) + more
+    shown = "; ".join(
+        _("%(a)s and %(b)s") % {"a": r.player_a.name, "b": r.player_b.name} for r in pairs[:5]
+    )
+    if len(pairs) <= 5:
+        return shown
+    more = len(pairs) - 5
+    return ngettext("%(names)s and %(counter)s more", "%(names)s and %(counter)s more", more) % {
+        "names": shown,
+        "counter": more,
+    }
 
 
 def restrict_pairing(
@@ -60,21 +71,27 @@ def restrict_pairing(
     """Ask that the two players not be paired in the Swiss rounds paired from now on."""
     reason = " ".join(reason.split())
     if len(reason) > MAX_REASON:
-        raise ServiceError(f"The reason has at most {MAX_REASON} characters.")
+        raise ServiceError(_("The reason has at most %(max)s characters.") % {"max": MAX_REASON})
     if player_a.pk == player_b.pk:
-        raise ServiceError(f"Choose two different players: {player_a.name} was given twice.")
+        raise ServiceError(
+            _("Choose two different players: %(name)s was given twice.") % {"name": player_a.name}
+        )
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.enforcement != Enforcement.REGULAR:
-            raise ServiceError(CASUAL_ONLY.format(level=Enforcement(t.enforcement).label))
+            raise ServiceError(CASUAL_ONLY % {"level": Enforcement(t.enforcement).label})
         for p in (player_a, player_b):
             if p.tournament_id != t.pk:
-                raise ServiceError(f"{p.name} is not a player of this event.")
+                raise ServiceError(_("%(name)s is not a player of this event.") % {"name": p.name})
             if p.entry != Entry.ACCEPTED:
-                raise ServiceError(f"{p.name}'s entry is not accepted: accept it first.")
+                raise ServiceError(
+                    _("%(name)s's entry is not accepted: accept it first.") % {"name": p.name}
+                )
         a, b = _ordered(player_a, player_b)
         if PairingRestriction.objects.filter(player_a=a, player_b=b).exists():
-            raise ServiceError(f"{a.name} and {b.name} are kept apart already.")
+            raise ServiceError(
+                _("%(a)s and %(b)s are kept apart already.") % {"a": a.name, "b": b.name}
+            )
         row = PairingRestriction.objects.create(tournament=t, player_a=a, player_b=b, reason=reason)
         w.touched()
         w.audit(
@@ -99,7 +116,9 @@ def lift_restriction(
         a, b = _ordered(player_a, player_b)
         row = PairingRestriction.objects.filter(tournament=t, player_a=a, player_b=b).first()
         if row is None:
-            raise ServiceError(f"{a.name} and {b.name} are not kept apart.")
+            raise ServiceError(
+                _("%(a)s and %(b)s are not kept apart.") % {"a": a.name, "b": b.name}
+            )
         row.delete()
         w.touched()
         w.audit(
@@ -116,7 +135,10 @@ def set_enforcement(*, tournament: Tournament, enforcement: str, by: Any = None)
     while pairing restrictions exist (they are named: lift them first)."""
     if enforcement not in Enforcement.values:
         known = ", ".join(str(label) for label in Enforcement.labels)
-        raise ServiceError(f"{enforcement!r} is not an enforcement level: pick one of {known}.")
+        raise ServiceError(
+            _("%(level)r is not an enforcement level: pick one of %(known)s.")
+            % {"level": enforcement, "known": known}
+        )
     level = Enforcement(enforcement)
     with writing(tournament, by=by) as w:
         t = w.tournament
@@ -130,9 +152,12 @@ def set_enforcement(*, tournament: Tournament, enforcement: str, by: Any = None)
             )
             if rows:
                 raise ServiceError(
-                    f"Lift the pairing restrictions first ({_names(rows)}): at {level.label} "
-                    "events the Magic Tournament Rules allow changing pairings only to fix "
-                    "an error."
+                    _(
+                        "Lift the pairing restrictions first (%(pairs)s): at %(level)s "
+                        "events the Magic Tournament Rules allow changing pairings only to fix "
+                        "an error."
+                    )
+                    % {"pairs": _names(rows), "level": level.label}
                 )
         was = t.enforcement
         t.enforcement = level
@@ -193,7 +218,7 @@ def note_effects(w: Write, number: int, effects: Sequence[tuple[str, str, str]])
     (or could not keep apart), in the pairing's own write."""
     if not effects:
         return
-    ids = {x for a, b, _ in effects for x in (a, b)}
+    ids = {x for a, b, _event in effects for x in (a, b)}
     players = {p.external_id: p for p in w.tournament.players.filter(external_id__in=ids)}
     for a, b, event in effects:
         pa, pb = players[a], players[b]

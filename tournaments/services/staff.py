@@ -13,12 +13,14 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tournaments.models import AccountOrigin, AuditAction, StaffMember, StaffRole, Tournament
 from tournaments.services.writing import ServiceError, writing
 
-OWNER_ONLY = "Only the event's owner creates staff accounts and their links."
-ASK_ADMIN = "ask a site admin for its set-password link."
+# Lazy: views.accounts raises it too, each time in the request's language.
+OWNER_ONLY = gettext_lazy("Only the event's owner creates staff accounts and their links.")
 
 
 class UsernameTaken(ServiceError):
@@ -28,7 +30,10 @@ class UsernameTaken(ServiceError):
 def _role(role: str) -> StaffRole:
     if role not in StaffRole.values:
         known = ", ".join(str(label) for label in StaffRole.labels)
-        raise ServiceError(f"{role!r} is not a staff role: pick one of {known}.")
+        raise ServiceError(
+            _("%(role)r is not a staff role: pick one of %(known)s.")
+            % {"role": role, "known": known}
+        )
     return StaffRole(role)
 
 
@@ -39,13 +44,15 @@ def add_staff(
     username = username.strip()
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise ServiceError(f"There is no user called {username!r}.")
+        raise ServiceError(_("There is no user called %(username)r.") % {"username": username})
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if user.pk == t.owner_id:
-            raise ServiceError(f"{username} owns this tournament already.")
+            raise ServiceError(
+                _("%(username)s owns this tournament already.") % {"username": username}
+            )
         if t.staff.filter(pk=user.pk).exists():
-            raise ServiceError(f"{username} is staff already.")
+            raise ServiceError(_("%(username)s is staff already.") % {"username": username})
         t.staff.add(user, through_defaults={"role": role})
         w.touched()
         w.audit(AuditAction.STAFF, f"Added {username} to the staff as {role.label.lower()}",
@@ -65,7 +72,7 @@ def set_staff_role(*, tournament: Tournament, user_id: int, role: str, by: Any =
             .first()
         )
         if member is None:
-            raise ServiceError("That user is not on the staff.")
+            raise ServiceError(_("That user is not on the staff."))
         if member.role == role:
             return
         before = member.role
@@ -83,7 +90,7 @@ def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> Non
         t = w.tournament
         user = t.staff.filter(pk=user_id).first()
         if user is None:
-            raise ServiceError("That user is not on the staff.")
+            raise ServiceError(_("That user is not on the staff."))
         t.staff.remove(user)
         w.touched()
         w.audit(AuditAction.STAFF, f"Removed {user.get_username()} from the staff",
@@ -96,22 +103,30 @@ def create_account(*, username: str, superuser: bool = False) -> Any:
     model = get_user_model()
     username = username.strip()
     if not username:
-        raise ServiceError("Give a username for the new account.")
+        raise ServiceError(_("Give a username for the new account."))
     try:
         # The user model's own rules: at most 150 characters, letters, digits and @.+-_
         model._meta.get_field(model.USERNAME_FIELD).run_validators(username)
     except ValidationError as exc:
-        raise ServiceError(f"Username {username!r}: {' '.join(exc.messages)}") from None
+        raise ServiceError(
+            _("Username %(username)r: %(problems)s")
+            % {"username": username, "problems": " ".join(exc.messages)}
+        ) from None
     # Usernames are unique as typed; one differing only in case would be a confusing twin.
     existing = model.objects.filter(**{f"{model.USERNAME_FIELD}__iexact": username}).first()
     if existing is not None:
-        raise UsernameTaken(f"An account called {existing.get_username()!r} exists already.")
+        raise UsernameTaken(
+            _("An account called %(username)r exists already.")
+            % {"username": existing.get_username()}
+        )
     fields = {"is_staff": True, "is_superuser": True} if superuser else {}
     try:
         with transaction.atomic():  # a twin created meanwhile fails here, not the caller's block
             return model.objects.create_user(username, password=None, **fields)
     except IntegrityError:
-        raise UsernameTaken(f"An account called {username!r} exists already.") from None
+        raise UsernameTaken(
+            _("An account called %(username)r exists already.") % {"username": username}
+        ) from None
 
 
 def create_staff_account(
@@ -125,7 +140,9 @@ def create_staff_account(
         try:
             user = create_account(username=username)
         except UsernameTaken as exc:
-            raise UsernameTaken(f"{exc} To make them staff, add them by username above.") from None
+            raise UsernameTaken(
+                _("%(refusal)s To make them staff, add them by username above.") % {"refusal": exc}
+            ) from None
         t.staff.add(user, through_defaults={"role": role})
         AccountOrigin.objects.create(user=user, created_for_id=t.owner_id, tournament=t)
         w.touched()
@@ -142,10 +159,12 @@ def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = N
         _check_owner(t, by)
         user = t.staff.filter(pk=user_id).first()
         if user is None:
-            raise ServiceError("That user is not on the staff.")
+            raise ServiceError(_("That user is not on the staff."))
         name = user.get_username()
         if user.has_usable_password():
-            raise ServiceError(f"{name} has set a password already: they log in with it.")
+            raise ServiceError(
+                _("%(name)s has set a password already: they log in with it.") % {"name": name}
+            )
         if not (by is None or getattr(by, "is_superuser", False)):
             refusal = _why_the_owner_may_not_renew(t, user)
             if refusal:
@@ -167,16 +186,24 @@ def _why_the_owner_may_not_renew(t: Tournament, user: Any) -> str | None:
     name = user.get_username()
     origin = AccountOrigin.objects.filter(user=user).first()
     if origin is None or origin.created_for_id is None or origin.created_for_id != t.owner_id:
-        return f"{name}'s account was not created on your staff screen: {ASK_ADMIN}"
+        return _(
+            "%(name)s's account was not created on your staff screen: ask a site admin for "
+            "its set-password link."
+        ) % {"name": name}
     if user.last_login is not None:
-        return f"{name} has logged in before: {ASK_ADMIN}"
+        return _("%(name)s has logged in before: ask a site admin for its set-password link.") % {
+            "name": name
+        }
     if (
         user.is_staff
         or user.is_superuser
         or user.owned_tournaments.exists()
         or user.staffed_tournaments.exclude(owner_id=t.owner_id).exists()
     ):
-        return f"{name} also works at other organizers' events: {ASK_ADMIN}"
+        return _(
+            "%(name)s also works at other organizers' events: ask a site admin for its "
+            "set-password link."
+        ) % {"name": name}
     return None
 
 
@@ -213,7 +240,7 @@ def set_password_path(user: Any) -> str:
 def _check_owner(t: Tournament, by: Any) -> None:
     # by=None is the command line or a test: trusted callers. A person must own the event.
     if by is not None and not (getattr(by, "is_superuser", False) or t.owner_id == by.pk):
-        raise ServiceError(OWNER_ONLY)
+        raise ServiceError(str(OWNER_ONLY))
 
 
 def staff_members(tournament: Tournament) -> list[Any]:

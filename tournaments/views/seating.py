@@ -10,6 +10,8 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments.models import Enforcement, PairingRestriction, Player, Tournament
@@ -39,7 +41,7 @@ class Refused(Exception):
 def _context(t: Tournament, **extra: Any) -> dict[str, Any]:
     casual_only = None
     if t.enforcement != Enforcement.REGULAR:
-        casual_only = CASUAL_ONLY.format(level=Enforcement(t.enforcement).label)
+        casual_only = CASUAL_ONLY % {"level": Enforcement(t.enforcement).label}
     return pages.seating_screen(t, casual_only=casual_only, **extra)
 
 
@@ -83,7 +85,10 @@ def fix(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         table = ascii_int(request.POST.get("table", "").strip())
         if table is None or not 1 <= table <= MAX_TABLE:
             raise Refused(
-                "fix", "table", f"A table number is a whole number from 1 to {MAX_TABLE:,}."
+                "fix",
+                "table",
+                _("A table number is a whole number from 1 to %(max)s.")
+                % {"max": number_format(MAX_TABLE, force_grouping=True)},
             )
         try:
             seat = fix_seat(
@@ -99,7 +104,11 @@ def fix(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             raise Refused("fix", "", str(exc)) from exc
     except Refused as exc:
         return _refused(request, tournament, exc)
-    return _done(request, tournament, f"{player.name} is fixed to table {seat.table}.")
+    return _done(
+        request,
+        tournament,
+        _("%(name)s is fixed to table %(table)s.") % {"name": player.name, "table": seat.table},
+    )
 
 
 @require_POST
@@ -109,14 +118,18 @@ def unfix(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     player = None if pk is None else tournament.players.filter(pk=pk).first()
     try:
         if player is None:
-            raise Refused("fixed", "player", "Pick the fixed seat to remove from the list.")
+            raise Refused("fixed", "player", _("Pick the fixed seat to remove from the list."))
         try:
             unfix_seat(tournament=tournament, player=player, by=request.user)
         except ServiceError as exc:
             raise Refused("fixed", "player", str(exc)) from exc
     except Refused as exc:
         return _refused(request, tournament, exc)
-    return _done(request, tournament, f"{player.name} is seated like everyone else again.")
+    return _done(
+        request,
+        tournament,
+        _("%(name)s is seated like everyone else again.") % {"name": player.name},
+    )
 
 
 @require_POST
@@ -137,7 +150,9 @@ def restrict(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             raise Refused("restrict", "", str(exc)) from exc
     except Refused as exc:
         return _refused(request, tournament, exc)
-    return _done(request, tournament, f"{a.name} and {b.name} will not be paired.")
+    return _done(
+        request, tournament, _("%(a)s and %(b)s will not be paired.") % {"a": a.name, "b": b.name}
+    )
 
 
 @require_POST
@@ -154,7 +169,7 @@ def lift(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
         if row is None:
             raise Refused(
-                "restrictions", "restriction", "Pick the restriction to lift from the list."
+                "restrictions", "restriction", _("Pick the restriction to lift from the list.")
             )
         try:
             lift_restriction(
@@ -165,7 +180,10 @@ def lift(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except Refused as exc:
         return _refused(request, tournament, exc)
     return _done(
-        request, tournament, f"{row.player_a.name} and {row.player_b.name} may be paired again."
+        request,
+        tournament,
+        _("%(a)s and %(b)s may be paired again.")
+        % {"a": row.player_a.name, "b": row.player_b.name},
     )
 
 
@@ -184,4 +202,6 @@ def enforcement(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except Refused as exc:
         return _refused(request, tournament, exc)
     level = Enforcement(t.enforcement).label
-    return _done(request, tournament, f"The Rules Enforcement Level is {level}.")
+    return _done(
+        request, tournament, _("The Rules Enforcement Level is %(level)s.") % {"level": level}
+    )
