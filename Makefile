@@ -38,9 +38,16 @@ test: install
 # The same suite against the machine's PostgreSQL server, browser tests aside: they drive
 # the same views through chromium and run in `make test`; so do tests/unit, which use no
 # database (keeps CI near 10 minutes). pytest-django gives each worker its own database
-# (test_swiss_gw0, test_swiss_gw1, ...).
+# (test_swiss_gw0, test_swiss_gw1, ...). Left to `make test` as well: the files whose
+# tests render pages in each language or walk the role matrix, where the database plays
+# no part the SQLite run does not already show.
+PG_SAME_AS_SQLITE := tests/test_languages.py tests/test_every_screen_speaks.py \
+	tests/test_i18n_judges.py tests/test_i18n_manage1.py tests/test_i18n_manage2.py \
+	tests/test_i18n_players.py tests/test_i18n_public.py tests/test_said.py \
+	tests/test_permission_matrix.py tests/test_role_matrix.py tests/test_print_views.py \
+	tests/test_projector.py tests/test_projector_screens.py tests/test_readme_nginx.py
 test-postgres: install
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -n auto --maxprocesses 4 -m "not browser" --ignore=tests/unit
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/swiss} $(BIN)/python -m pytest -n auto --maxprocesses 4 -m "not browser" --ignore=tests/unit $(addprefix --ignore=,$(PG_SAME_AS_SQLITE))
 
 lint: install
 	$(BIN)/ruff check .
