@@ -59,6 +59,9 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2048)
     parser.add_argument("--subscribed", type=int, default=2000)
     args = parser.parse_args()
+    from calibration import print_calibration
+
+    print_calibration()  # the machine's speed, to read the figures below against
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(
             DEBUG="0", SECRET_KEY="bench-only", ALLOWED_HOSTS="localhost",

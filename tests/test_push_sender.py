@@ -112,6 +112,40 @@ def test_a_pairing_reaches_each_subscribed_phone_encrypted_and_signed(
     assert webpush.send_due().handled == 0  # sent once only
 
 
+def test_a_phone_that_opted_in_in_french_or_japanese_learns_its_table_in_that_language(
+    event: Tournament, service: FakePushService
+) -> None:
+    """The issue's "done when": told the table without opening the page, in their
+    language (the one the page was read in when they subscribed)."""
+    phones: dict[str, tuple[Player, Browser, str]] = {}
+    for name, who, language in (("ana", "Ana Souza", "fr"), ("ben", "Ben Ito", "ja")):
+        browser = Browser()
+        sub = push.check_subscription(browser.subscription(service.endpoint(name)))
+        found = player(event, who)
+        push.subscribe(tournament=event, subscription=sub, player=found, language=language)
+        phones[name] = (found, browser, language)
+    services.pair_next_round(tournament=event)
+
+    assert webpush.send_due().sent == 2
+
+    got = {r.path.rsplit("/", 1)[-1]: r for r in service.delivered()}
+    for name, (who, browser, language) in phones.items():
+        message = browser.decrypt(got[name].body)
+        table, opponent = opponent_of(who, 1)
+        assert message["lang"] == language
+        if opponent is None:
+            assert (
+                message["title"]
+                == {"fr": "Ronde 1 : bye", "ja": "ラウンド1: 不戦勝 (BYE)"}[language]
+            )
+        elif language == "fr":
+            assert message["title"] == f"Ronde 1 : table {table}"
+            assert message["body"] == f"Vous jouez contre {opponent} à la table {table}."
+        else:
+            assert message["title"] == f"ラウンド1: {table}卓"
+            assert message["body"] == f"{table}卓で{opponent}と対戦します。"
+
+
 def test_a_message_for_one_phone_is_unreadable_with_another_phones_keys(
     event: Tournament, service: FakePushService
 ) -> None:
