@@ -117,6 +117,20 @@ def test_the_teams_and_the_players_screens_speak_the_language_without_sideways_s
                 assert overflowing(page) == "", (language, url, overflowing(page))
         organizer.goto(f"{organizer.base_url}/t/{slug}/manage/")
         assert organizer.locator("nav").get_by_text(PLAYERS[language], exact=True).count() >= 1
+        # On the organizer's laptop the event's menu stays one line in every language.
+        laptop = browser.new_context(viewport={"width": 1366, "height": 768}, locale=language)
+        laptop.add_cookies(
+            [{"name": "sessionid", "value": client.cookies["sessionid"].value,
+              "url": live_server.url}]
+        )  # fmt: skip
+        screen = laptop.new_page()
+        screen.goto(f"{live_server.url}/t/{slug}/manage/")
+        lines = screen.evaluate(
+            """() => { const links = [...document.querySelectorAll("nav.event a")];
+                return new Set(links.map(a => Math.round(a.getBoundingClientRect().top))).size; }"""
+        )
+        assert lines == 1, (language, lines)
+        laptop.close()
     finally:
         organizer.context.close()
         phone.context.close()
