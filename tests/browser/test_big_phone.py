@@ -55,10 +55,13 @@ def big() -> Tournament:
     return import_document(load_shared(BIG))
 
 
-def phone_context(browser: Any, live_server: Any, *, javascript: bool = True) -> Any:
+def phone_context(
+    browser: Any, live_server: Any, *, javascript: bool = True, locale: str = "en-US"
+) -> Any:
     context = browser.new_context(
-        viewport=PHONE, device_scale_factor=2, is_mobile=True, java_script_enabled=javascript
-    )
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, java_script_enabled=javascript,
+        locale=locale,
+    )  # fmt: skip
     context.set_default_timeout(20_000)
     page = context.new_page()
     page.base_url = live_server.url  # type: ignore[attr-defined]
@@ -200,3 +203,22 @@ def test_the_phone_bracket_shows_each_matchs_table_and_the_seeds(
     no_sideways_scroll(phone)
     quarter.scroll_into_view_if_needed()
     shot(phone, "bracket")
+
+
+@pytest.mark.parametrize(("locale", "lang"), [("ja-JP", "ja"), ("de-DE", "de")])
+def test_the_thousand_player_pages_in_japanese_and_german_fit_the_phone(
+    browser: Any, live_server: Any, big: Tournament, locale: str, lang: str
+) -> None:
+    """melee-438329's 1,086 players in the two languages whose words run widest (issue
+    29): the standings, the pairings by name and a low-ranked player's page speak the
+    language and never scroll sideways."""
+    page = phone_context(browser, live_server, locale=locale)
+    try:
+        _name, pid = low_ranked(big)
+        for url in ("standings/", "pairings/?by=name", f"players/{pid}/"):
+            page.goto(f"{page.base_url}/t/{big.slug}/{url}")
+            assert page.evaluate("document.documentElement.lang") == lang, url
+            no_sideways_scroll(page)
+        shot(page, f"player-{lang}")
+    finally:
+        page.context.close()

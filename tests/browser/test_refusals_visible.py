@@ -172,6 +172,28 @@ def test_an_impossible_score_is_refused_in_the_report_panel(phone: Any, paired: 
     assert not hasattr(Match.objects.get(pk=paired["match"].pk), "report")
 
 
+def test_an_impossible_score_is_refused_in_the_players_language_on_the_phone(
+    browser: Any, live_server: Any, paired: dict
+) -> None:
+    """The same refusal on a French phone: said in French, in place (issue 29)."""
+    context = browser.new_context(**PHONE, locale="fr-FR")
+    context.set_default_timeout(10_000)
+    phone = context.new_page()
+    try:
+        phone.base_url = live_server.url
+        open_report(phone, paired["ana_link"])
+        phone.locator("#report-panel select[name=wins_mine]").select_option("2")
+        phone.locator("#report-panel select[name=wins_theirs]").select_option("2")
+        phone.locator("#report-panel").get_by_role("button", name="Déclarer").click()
+        shown_in_place(
+            phone, "#report-panel", "Les deux joueurs ne peuvent pas gagner le match.",
+            shot="impossible-score-fr",
+        )  # fmt: skip
+    finally:
+        context.close()
+    assert not hasattr(Match.objects.get(pk=paired["match"].pk), "report")
+
+
 def test_a_report_from_a_stale_page_is_refused_and_the_panel_shows_the_match_as_it_is(
     phone: Any, paired: dict
 ) -> None:
