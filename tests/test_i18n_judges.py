@@ -20,8 +20,8 @@ from tournaments.decklists.messages import problem_text, read
 from tournaments.decklists.parse import parse_decklist
 from tournaments.models import Decklist, Match, StaffRole, Tournament
 from tournaments.pages.audit_parts import Mention
+from tournaments.pages.audit_parts import said as fill
 from tournaments.pages.decklists import shown_problem
-from tournaments.pages.floor_audit import fill
 from tournaments.services.decklists import set_decklist_rules, submit_decklist
 from tournaments.services.floor import add_extension
 

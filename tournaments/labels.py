@@ -53,15 +53,6 @@ TIEBREAKERS = (
     gettext_noop("Vs game average"),
     gettext_noop("Raw score total"),
 )
-# `{% translate label %}` looks a variable's text up with each "%" doubled (Django's
-# Variable.resolve), so the names holding one are in the catalogues that way too.
-TIEBREAKERS_IN_TEMPLATES = (
-    gettext_noop("OMW%%"),
-    gettext_noop("GW%%"),
-    gettext_noop("OGW%%"),
-    gettext_noop("Opponents' win %%"),
-    gettext_noop("Opp. opponents' win %%"),
-)
 # A match's outcome from one player's side (the player's card), with its context.
 OUTCOMES = (
     pgettext_lazy("a match's outcome", "win"),

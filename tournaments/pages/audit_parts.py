@@ -95,17 +95,24 @@ def said(message: str, **values: Any) -> tuple[Part, ...]:
     a Mention stays a part (the page links it), a tuple or list of parts is spliced in,
     anything else is text. One message per sentence, whatever order a language puts its
     players in."""
-    parts: list[Part] = []
+    pieces: list[Part] = []
     at = 0
     for slot in SLOT.finditer(message):
-        parts.append(message[at : slot.start()])
+        pieces.append(message[at : slot.start()])
         at = slot.end()
         value: Any = "%" if slot.group(0) == "%%" else values[slot.group(1)]
         if isinstance(value, Mention):
-            parts.append(value)
+            pieces.append(value)
         elif isinstance(value, tuple | list):
-            parts.extend(value)
+            pieces.extend(value)
         else:
-            parts.append(str(value))
-    parts.append(message[at:])
-    return tuple(p for p in parts if p != "")
+            pieces.append(str(value))
+    pieces.append(message[at:])
+    # Text next to text is one part: the parts are the sentence's runs and its mentions.
+    parts: list[Part] = []
+    for piece in pieces:
+        if isinstance(piece, str) and parts and isinstance(parts[-1], str):
+            parts[-1] += piece
+        elif piece != "":
+            parts.append(piece)
+    return tuple(parts)

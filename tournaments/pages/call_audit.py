@@ -17,13 +17,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown, said
 from tournaments.templatetags.tourney import round_name
 
 EVENTS = ("claimed", "released", "head", "resolved")
-# Where the caller's name stands in a translated sentence, to be cut out as a Mention
-# (names.clean refuses control characters: no note or name holds it).
-CALLER = "\x00"
 
 
 def _place(r: Record, a: Mapping[str, Any], ctx: Context) -> str:
@@ -35,14 +32,6 @@ def _place(r: Record, a: Mapping[str, Any], ctx: Context) -> str:
             "round": round_name(ctx.playoff_rounds[number]),
         }
     return _("Table %(table)s, round %(number)s") % {"table": table, "number": number}
-
-
-def _parts(text: str, caller: Mention | None) -> tuple[Part, ...]:
-    """The sentence, with the caller's name cut out of it as a Mention."""
-    if caller is None:
-        return (text,)
-    before, _sep, after = text.partition(CALLER)
-    return tuple(p for p in (before, caller, after) if p != "")
 
 
 def _whose_call(event: str, noted: bool, by_player: bool) -> str:
@@ -73,25 +62,25 @@ def call_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     the reader's language."""
     a = r.after
     event = a["event"]
-    facts = {
+    caller = Mention(str(a["player"]), a.get("player_id")) if a.get("player") else None
+    facts: dict[str, Any] = {
         "place": _place(r, a, ctx),
         "by": str(a.get("by") or r.by or _("a judge")),
-        "player": CALLER,
+        "player": caller,  # a link where the language puts the name
         "note": a.get("note") or "",
     }
-    caller = Mention(str(a["player"]), a.get("player_id")) if a.get("player") else None
     if event == "called":
         if caller is None:
             raise Unknown(event)
         if facts["note"]:
-            return _parts(_("%(place)s: %(player)s called a judge: '%(note)s'") % facts, caller)
-        return _parts(_("%(place)s: %(player)s called a judge") % facts, caller)
+            return said(_("%(place)s: %(player)s called a judge: '%(note)s'"), **facts)
+        return said(_("%(place)s: %(player)s called a judge"), **facts)
     if event == "opened":
         if facts["note"]:
-            return (_("%(place)s: %(by)s opened a call: '%(note)s'") % facts,)
-        return (_("%(place)s: %(by)s opened a call") % facts,)
+            return said(_("%(place)s: %(by)s opened a call: '%(note)s'"), **facts)
+        return said(_("%(place)s: %(by)s opened a call"), **facts)
     if event not in EVENTS:
         raise Unknown(event)
     noted = event == "resolved" and bool(a.get("resolution"))
     facts["note"] = a.get("resolution") or ""
-    return _parts(_whose_call(event, noted, caller is not None) % facts, caller)
+    return said(_whose_call(event, noted, caller is not None), **facts)

@@ -93,13 +93,7 @@ def call_state_words(call: JudgeCall) -> str:
 
 def state_label(state: str) -> str:
     """A call's state as CallState names it ("Handed to the head judge"), translated."""
-    labels = {
-        CallState.OPEN: _("Waiting for a judge"),
-        CallState.CLAIMED: _("A judge is on the way"),
-        CallState.HEAD: _("Handed to the head judge"),
-        CallState.RESOLVED: _("Resolved"),
-    }
-    return labels.get(state, str(state))
+    return _(CallState(state).label) if state in CallState.values else str(state)
 
 
 def waited(since: datetime, now: datetime) -> str:

@@ -19,8 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from tournaments.models import DeckFormat
-from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
-from tournaments.pages.floor_audit import fill
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown, said
 
 
 def _cards(a: dict[str, Any]) -> str:
@@ -68,25 +67,25 @@ def _diff(before: Any, after: dict[str, Any]) -> str:
 
 def _rules(a: dict[str, Any], ctx: Context) -> str:
     """ "Decklists: Modern, deadline 2026-05-02 10:00 (3 lists checked again)"."""
-    label = DeckFormat(a["format"]).label if a["format"] else _("no decklists")
+    label = _(DeckFormat(a["format"]).label) if a["format"] else _("no decklists")
     if a.get("deadline"):
         when = datetime.fromisoformat(str(a["deadline"])).astimezone(ctx.tz)
-        said = _("Decklists: %(format)s, deadline %(when)s") % {
+        text = _("Decklists: %(format)s, deadline %(when)s") % {
             "format": label,
             "when": f"{when:%Y-%m-%d %H:%M}",
         }
     elif a["format"]:
-        said = _("Decklists: %(format)s, until round 1 is paired") % {"format": label}
+        text = _("Decklists: %(format)s, until round 1 is paired") % {"format": label}
     else:
-        said = _("Decklists: %(format)s") % {"format": label}
+        text = _("Decklists: %(format)s") % {"format": label}
     again = int(a.get("rechecked") or 0)
     if not again:
-        return said
+        return text
     return ngettext(
         "%(rules)s (%(count)s list checked again)",
         "%(rules)s (%(count)s lists checked again)",
         again,
-    ) % {"rules": said, "count": again}
+    ) % {"rules": text, "count": again}
 
 
 def decklist_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
@@ -107,14 +106,14 @@ def decklist_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     facts = {"player": Mention(name, ext), "cards": _cards(a), "verdict": _verdict(a)}
     if event == "submitted":
         if a.get("replaced"):
-            return fill(_("%(player)s updated their decklist (%(cards)s, %(verdict)s)"), **facts)
-        return fill(_("%(player)s registered a decklist (%(cards)s, %(verdict)s)"), **facts)
+            return said(_("%(player)s updated their decklist (%(cards)s, %(verdict)s)"), **facts)
+        return said(_("%(player)s registered a decklist (%(cards)s, %(verdict)s)"), **facts)
     if event == "entered":
-        return fill(_("Decklist entered for %(player)s (%(cards)s, %(verdict)s)"), **facts)
+        return said(_("Decklist entered for %(player)s (%(cards)s, %(verdict)s)"), **facts)
     if event == "changed":
         diff = _diff(r.before, a)
         if diff:
-            return fill(
+            return said(
                 _(
                     "A judge changed %(player)s's registered decklist: %(changes)s "
                     "(%(cards)s, %(verdict)s)"
@@ -122,7 +121,7 @@ def decklist_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
                 **facts,
                 changes=diff,
             )
-        return fill(
+        return said(
             _("A judge changed %(player)s's registered decklist (%(cards)s, %(verdict)s)"),
             **facts,
         )

@@ -93,7 +93,7 @@ def cards_loaded() -> bool:
 
 
 def format_label(t: Tournament) -> str:
-    return DeckFormat(t.deck_format).label if t.deck_format else ""
+    return _(DeckFormat(t.deck_format).label) if t.deck_format else ""
 
 
 def counted(cards: list[list[Any]]) -> int:

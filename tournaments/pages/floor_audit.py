@@ -11,42 +11,11 @@ tournaments.pages.audit maps AuditAction.EXTENSION and DECK_CHECK to these.
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
 from tournaments.pages.audit_parts import at_table as _at_table
-
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
-
-
-def fill(template: str, **values: Part | int) -> tuple[Part, ...]:
-    """A translated sentence's parts: `template` (gettext's, with named placeholders)
-    filled with `values`, a Mention staying a part of its own (the page links it) where
-    the language's word order puts it."""
-    parts: list[Part] = []
-    text = ""
-    end = 0
-    for found in _PLACEHOLDER.finditer(template):
-        text += template[end : found.start()]
-        end = found.end()
-        if found[0] == "%%":
-            text += "%"
-            continue
-        value = values[found[1]]
-        if isinstance(value, Mention):
-            if text:
-                parts.append(text)
-            parts.append(value)
-            text = ""
-        else:
-            text += str(value)
-    text += template[end:]
-    if text:
-        parts.append(text)
-    return tuple(parts)
 
 
 def _seated(r: Record) -> tuple[Part, ...]:

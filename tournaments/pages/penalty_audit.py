@@ -17,8 +17,7 @@ from tournaments.infractions import (
     WARNING,
     infraction_name,
 )
-from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown
-from tournaments.pages.floor_audit import fill
+from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown, said
 from tournaments.pages.penalties import penalty_name
 
 
@@ -62,13 +61,15 @@ def penalty_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
     )
     where = _where(r, ctx)
     if a["event"] == "withdrawn":
-        said = (
+        sentence = (
             _("%(penalty)s for %(player)s withdrawn (%(infraction)s) (its result cleared)")
             if a.get("result_cleared")
             else _("%(penalty)s for %(player)s withdrawn (%(infraction)s)")
         )
         return tuple(
-            p for p in (where, *fill(said, penalty=kind, player=who, infraction=what)) if p != ""
+            p
+            for p in (where, *said(sentence, penalty=kind, player=who, infraction=what))
+            if p != ""
         )
     if a["event"] != "issued":
         raise Unknown(a["event"])
@@ -78,10 +79,10 @@ def penalty_sentence(r: Record, ctx: Context) -> tuple[Part, ...]:
             "section": a["section"],
         }
     if a["penalty"] == DISQUALIFICATION:
-        said = _("%(player)s disqualified for %(infraction)s")
+        sentence = _("%(player)s disqualified for %(infraction)s")
     else:
-        said = _received(a["penalty"])
-    parts: tuple[Part, ...] = (where, *fill(said, player=who, penalty=kind, infraction=what))
+        sentence = _received(a["penalty"])
+    parts: tuple[Part, ...] = (where, *said(sentence, player=who, penalty=kind, infraction=what))
     if a.get("result"):
         parts += (_("; the match conceded %(result)s") % {"result": a["result"]},)
     if a.get("note"):

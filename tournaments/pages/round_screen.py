@@ -60,7 +60,7 @@ class Words:
             return escape(text, quote=False)
 
         return cls(
-            results={kind: gettext(word) for kind, word in RESULT_WORDS.items()},
+            results={kind: say(gettext(word)) for kind, word in RESULT_WORDS.items()},
             bye=say(gettext("Bye")),
             no_opponent=say(gettext("No opponent")),
             missing=say(gettext("missing")),

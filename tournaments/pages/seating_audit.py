@@ -13,7 +13,7 @@ from tournaments.pages.audit_parts import Context, Mention, Part, Record, said
 
 def _level(value: str) -> str:
     """A Rules Enforcement Level's name, in the reader's language."""
-    return str(Enforcement(value).label)
+    return _(Enforcement(value).label)
 
 
 def _two(r: Record) -> tuple[Mention, Mention]:

@@ -79,7 +79,7 @@ def restrict_pairing(
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.enforcement != Enforcement.REGULAR:
-            raise ServiceError(CASUAL_ONLY % {"level": Enforcement(t.enforcement).label})
+            raise ServiceError(CASUAL_ONLY % {"level": _(Enforcement(t.enforcement).label)})
         for p in (player_a, player_b):
             if p.tournament_id != t.pk:
                 raise ServiceError(_("%(name)s is not a player of this event.") % {"name": p.name})
@@ -157,7 +157,7 @@ def set_enforcement(*, tournament: Tournament, enforcement: str, by: Any = None)
                         "events the Magic Tournament Rules allow changing pairings only to fix "
                         "an error."
                     )
-                    % {"pairs": _names(rows), "level": level.label}
+                    % {"pairs": _names(rows), "level": _(level.label)}
                 )
         was = t.enforcement
         t.enforcement = level

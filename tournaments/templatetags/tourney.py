@@ -87,6 +87,14 @@ def tblabel(key: str) -> str:
     return LABELS.get(key, key)
 
 
+@register.filter
+def translated(text: str) -> str:
+    """A variable's text in the reader's language, looked up as the catalogue holds it:
+    `{% translate var %}` looks it up with each "%" doubled (Django's Variable), which
+    would need a second entry for every name holding one ("OMW%")."""
+    return gettext(str(text))
+
+
 # Round names as the read model keeps them, in English: the event's view is built once
 # per version for every reader (tournaments.pages.event), so the names are translated
 # here, as each page is rendered in its reader's language (issue 29).

@@ -198,7 +198,7 @@ def rules(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
     if t.deck_format:
         said = _("Decklists: %(format)s, %(deadline)s.") % {
-            "format": DeckFormat(t.deck_format).label,
+            "format": _(DeckFormat(t.deck_format).label),
             "deadline": pages.deadline_text(t),
         }
     else:

@@ -41,7 +41,7 @@ class Refused(Exception):
 def _context(t: Tournament, **extra: Any) -> dict[str, Any]:
     casual_only = None
     if t.enforcement != Enforcement.REGULAR:
-        casual_only = CASUAL_ONLY % {"level": Enforcement(t.enforcement).label}
+        casual_only = CASUAL_ONLY % {"level": _(Enforcement(t.enforcement).label)}
     return pages.seating_screen(t, casual_only=casual_only, **extra)
 
 
@@ -201,7 +201,7 @@ def enforcement(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             raise Refused("enforcement", "enforcement", str(exc)) from exc
     except Refused as exc:
         return _refused(request, tournament, exc)
-    level = Enforcement(t.enforcement).label
+    level = _(Enforcement(t.enforcement).label)
     return _done(
         request, tournament, _("The Rules Enforcement Level is %(level)s.") % {"level": level}
     )
