@@ -261,6 +261,8 @@ def _patched(tournament: Tournament, snapshot: _Snapshot, changed: Iterable[int]
             seats[seat.match_id].append(seat)
         if set(seats) != set(known):
             return None  # a match without seats: read the whole event
+        if any(seat.player_id not in snapshot.ext for group in seats.values() for seat in group):
+            return None  # a player the snapshot never saw: read the whole event
         for match_id, group in seats.items():
             i, j = snapshot.where[match_id]
             matches = list(rounds[i].matches)
@@ -279,13 +281,16 @@ def _patched(tournament: Tournament, snapshot: _Snapshot, changed: Iterable[int]
             .values_list("id", "number", "phase", "playoff")
         )
         ids = [rid for rid, *_rest in round_rows]
-        new_rounds, new_where = _read_rounds(
-            round_rows,
-            Seat.objects.filter(round_id__in=ids),
-            Match.objects.filter(round_id__in=ids),
-            snapshot.ext,
-            first=len(rounds),
-        )
+        try:
+            new_rounds, new_where = _read_rounds(
+                round_rows,
+                Seat.objects.filter(round_id__in=ids),
+                Match.objects.filter(round_id__in=ids),
+                snapshot.ext,
+                first=len(rounds),
+            )
+        except KeyError:
+            return None  # a player the snapshot never saw: read the whole event
         if set(new_where) != changed.difference(known):
             return None  # not whole new rounds: read the whole event
         where = {**where, **new_where}
@@ -423,7 +428,7 @@ def pairing_history(tournament: Tournament) -> PairingHistory | None:
     if not current:
         # Results, figures and names move no pairing; a write without an entry may have.
         entries = _log(tournament, snapshot.version + 1, tournament.version)
-        if entries is None or any(kind == PAIRED for kind, _ids in entries):
+        if entries is None or any(kind not in _SAME_PLAYERS - {PAIRED} for kind, _ids in entries):
             return None
     opponents: dict[str, list[str]] = defaultdict(list)
     byes: set[str] = set()
@@ -473,6 +478,9 @@ CHANGE_SECONDS = 3600
 # PAIRED: a round was paired, its matches listed: another process's snapshot adds the
 # round, while a page's view of the event (changes_since) reads everything again.
 RESULTS, FIGURES, OTHER, PAIRED = "results", "figures", "other", "paired"
+# The kinds after which a snapshot of an earlier version still holds every player with
+# their drops (only matches moved): anything else, or no entry, and it is read again.
+_SAME_PLAYERS = frozenset({RESULTS, FIGURES, OTHER, PAIRED})
 
 
 def _change_key(tournament: Tournament, version: int) -> str:
@@ -506,7 +514,7 @@ def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
     any of them is unknown (evicted, or a write that changes more than matches). Writes
     that changed no standing input (OTHER, FIGURES) changed no match."""
     entries = _log(tournament, since + 1, tournament.version - 1)
-    if entries is None:
+    if entries is None or any(kind not in _SAME_PLAYERS for kind, _ids in entries):
         return None
     return [pk for _kind, ids in entries for pk in ids]
 
@@ -525,6 +533,75 @@ def changes_since(tournament: Tournament, since: int) -> list[int] | None:
 def forget_snapshots() -> None:
     with _snapshots_lock:
         _snapshots.clear()
+
+
+def scoring_drift(tournament: Tournament) -> list[str]:
+    """How the stored standings and this process's scoring snapshot of `tournament`
+    differ from a fresh read and computation (empty: they agree). For tests and diagnosis;
+    writes nothing. A snapshot is trusted at its own version or patched across logged
+    versions (`recompute`, `pairing_history`): it is compared as a write would use it. One
+    that no write would trust (no log, or players changed since) is not drift."""
+    tournament = Tournament.objects.get(pk=tournament.pk)
+    fresh, fresh_where, fresh_ext = _load(tournament)
+    standings = compute_standings(scored(fresh))
+    pk_by_ext = {e: pk for pk, e in fresh_ext.items()}
+    expected = {
+        pk_by_ext[row.player]: [n, *_values(row)] for n, row in enumerate(standings.rows, start=1)
+    }
+    stored = {
+        player_id: values
+        for player_id, *values in Standing.objects.filter(tournament=tournament).values_list(
+            "player_id", "position", *_FIELDS
+        )
+    }
+    drift = []
+    if stored != expected:
+        drift.append(f"stored standings: {stored} != {expected}")
+    with _snapshots_lock:
+        snapshot = _snapshots.get(tournament.pk)
+    if snapshot is None or snapshot.created_at != tournament.created_at:
+        return drift
+    if snapshot.version != tournament.version:
+        entries = _log(tournament, snapshot.version + 1, tournament.version)
+        if entries is None or any(kind not in _SAME_PLAYERS for kind, _ids in entries):
+            return drift
+        patch = _patched(tournament, snapshot, [pk for _kind, ids in entries for pk in ids])
+        if patch is None:
+            return drift
+        event, where = patch.event, patch.where
+    else:
+        event, where = snapshot.event, snapshot.where
+        rows = {p: [n, *_values(r)] for p, (n, r) in snapshot.rows.items()}
+        if rows != {row.player: [n, *_values(row)] for n, row in enumerate(standings.rows, 1)}:
+            drift.append("the snapshot's standing rows differ")
+    if snapshot.ext != fresh_ext:
+        drift.append(
+            f"snapshot players {sorted(snapshot.ext.values())} != {sorted(fresh_ext.values())}"
+        )
+    if event.players != fresh.players:
+        drift.append("the snapshot's player records (drops) differ")
+    if event.rounds != fresh.rounds:
+        drift.append("the snapshot's rounds or results differ")
+    if where != fresh_where:
+        drift.append("the snapshot's match places differ")
+    return drift
+
+
+def unscored(tournament: Tournament, *, standings_written: bool = False) -> None:
+    """A committed version that recomputed nothing: what the change log says of it.
+
+    `standings_written`: the writing service changed who is in the event and wrote their
+    standings itself, without a recompute (services.registration places a newcomer before
+    round 1). No snapshot knows those players, so this process's is dropped at once and
+    the log gets no entry for the version: every process reads the whole event at its next
+    recompute or pairing, as after any write that changes players. Otherwise nothing a
+    standing reads changed (OTHER), and every snapshot stays usable.
+    """
+    if standings_written:
+        with _snapshots_lock:
+            _snapshots.pop(tournament.pk, None)
+    else:
+        record_change(tournament, [], kind=OTHER)
 
 
 def _values(row: StandingRow) -> tuple[Any, ...]:

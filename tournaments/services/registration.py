@@ -131,9 +131,9 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
     Anything else in the stored rows (they do not hold exactly the other accepted players
     in that order) and the standings are recomputed, as before.
 
-    The write is then `touched`, not `changed`: the scoring's change log hears of no
-    match, which is true (there is none yet), and its snapshots are never patched from
-    here: pairing round 1, the next write with anything to score, reads the whole event.
+    The write is then `placed`: nothing is recomputed, and no scoring snapshot (which
+    does not know the newcomers) is trusted past it: pairing round 1 reads the whole event
+    (issue 35: a snapshot patched across this write paired ids it did not have).
     """
     t = w.tournament
     if t.rounds.exists():
@@ -200,7 +200,7 @@ def place_before_round_one(w: Write, players: Sequence[Player]) -> None:
         Standing(tournament=t, player=p, position=place, rank=rank, **values)
         for p, place, rank in zip(new, places, ranks, strict=True)
     )
-    w.touched()
+    w.placed()
 
 
 def set_registration(

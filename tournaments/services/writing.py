@@ -31,7 +31,7 @@ from django.db.models import F
 from django.utils.translation import gettext, gettext_noop
 
 from scoring import outlooks
-from scoring.services import OTHER, recompute, record_change
+from scoring.services import recompute, unscored
 from tournaments.locking import lock_tournament
 from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
@@ -69,6 +69,8 @@ class Write:
     # (players, rounds, drops): the recompute then reads the whole event.
     matches: list[int] | None = field(default_factory=list)
     paired: bool = False  # `matches` are those of a round just paired (`changed`)
+    # The service changed who is in the event and wrote their standings itself (`placed`).
+    placed_players: bool = False
 
     def audit(
         self,
@@ -114,8 +116,15 @@ class Write:
             self.paired = paired
 
     def touched(self) -> None:
-        """Something the pages show changed, though no standing depends on it."""
+        """Something the pages show changed, though no standing depends on it: not who
+        is in the event, their drops or their matches (`changed` or `placed` then)."""
         self.dirty = True
+
+    def placed(self) -> None:
+        """Players joined and the service stored their standings itself, without a
+        recompute (services.registration.place_before_round_one): no scoring snapshot
+        knows them, so none is trusted past this write (scoring.services.unscored)."""
+        self.dirty = self.placed_players = True
 
 
 def lock(tournament: Tournament | int, *, reports_pass: bool = False) -> Tournament:
@@ -171,10 +180,12 @@ def _commit(w: Write) -> None:
     t = w.tournament
     Tournament.objects.filter(pk=t.pk).update(version=F("version") + 1)
     t.version += 1  # the row is locked: nobody else can have moved it meanwhile
+    # The one place a write's scoring change is told (the change log and the snapshots),
+    # as the version above is the one place it is counted.
     if w.scoring:
         recompute(t, changed_matches=w.matches, paired=w.paired)
     else:
-        record_change(t, [], kind=OTHER)  # other workers' scoring snapshots stay usable
+        unscored(t, standings_written=w.placed_players)
     store_audit(w)
     if t.top_cut and t.planned_rounds:
         # "What do I need?" (issue 15): said to be computing in this same transaction; the
