@@ -35,12 +35,15 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from py_vapid import Vapid02
 from pywebpush import WebPusher
 
 from tournaments import vapid
 from tournaments.models import MatchKind, PushMessage, PushSubscription
+from tournaments.rules import playoff_name
 from tournaments.services import push as outbox
+from tournaments.services.rounds import RoundSentence, say_round
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,36 @@ def check_configuration() -> None:
 # --- what a notification says ---------------------------------------------------------------
 
 
+# A pairing's title, whole in each language: a Swiss round by its number, a top cut's
+# round by its name, as the organizer's screens name it (services.rounds.RoundSentence).
+PAIRED_AT_TABLE: RoundSentence = (
+    gettext_noop("Round %(round)s: table %(table)s"),
+    {
+        "Quarterfinals": gettext_noop("Quarterfinals: table %(table)s"),
+        "Semifinals": gettext_noop("Semifinals: table %(table)s"),
+        "Final": gettext_noop("Final: table %(table)s"),
+    },
+)
+PAIRED: RoundSentence = (
+    gettext_noop("Round %(round)s"),
+    {
+        "Quarterfinals": gettext_noop("Quarterfinals"),
+        "Semifinals": gettext_noop("Semifinals"),
+        "Final": gettext_noop("Final"),
+    },
+)
+
+
+def playoff_round(facts: dict[str, Any]) -> str:
+    """The English name of the playoff round a pairing's facts are about, from its
+    number of matches ("Semifinals"); "" for a Swiss round, and for a message recorded
+    before the outbox kept that number (it says the round's number, as it did)."""
+    matches = facts.get("playoff_matches")
+    if not facts.get("playoff") or not isinstance(matches, int):
+        return ""
+    return playoff_name(matches)
+
+
 def words(kind: str, facts: dict[str, Any]) -> tuple[str, str]:
     """The notification's title and body, in the active language."""
     table, number = facts.get("table"), facts.get("round")
@@ -89,10 +122,11 @@ def words(kind: str, facts: dict[str, Any]) -> tuple[str, str]:
                 "You have a bye this round: nothing to play."
             )
         opponent = facts.get("opponent")
+        name = playoff_round(facts)
         if table is None:
-            title = _("Round %(round)s") % {"round": number}
+            title = say_round(name, number, PAIRED, round=number)
         else:
-            title = _("Round %(round)s: table %(table)s") % {"round": number, "table": table}
+            title = say_round(name, number, PAIRED_AT_TABLE, round=number, table=table)
         if facts.get("match") == MatchKind.GAME:
             return title, _("Your pod is paired: find your table.")
         if opponent is None:

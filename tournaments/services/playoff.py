@@ -42,6 +42,7 @@ from tournaments.models import (
 )
 from tournaments.pairing.bracket import next_round, seed_top_cut
 from tournaments.rules import TOP_CUT_SIZES
+from tournaments.services import push
 from tournaments.services.corrections import DECISION_FIELDS, forget_decision
 from tournaments.services.results import _seated_match, enter_result
 from tournaments.services.seating import create_round
@@ -95,6 +96,9 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
             round=round_.number,
             players=[s.player for s in ranked],
         )
+        # The cut's first round is paired here, not by rounds.pair_next_round: its
+        # subscribed players hear of their table like every later round's (issue 29).
+        push.record_pairing(round_)
     return round_
 
 

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import (
     BooleanField,
+    Count,
     DateTimeField,
     F,
     IntegerField,
@@ -238,9 +239,9 @@ OUTBOX_COLUMNS = {
 
 
 def record_pairing(round_: Round) -> int:
-    """Every subscribed player of the round just paired: their table and opponent. In the
-    pairing's transaction, one INSERT ... SELECT (nothing but the statement when nobody
-    subscribed)."""
+    """Every subscribed player of the round just paired: their table and opponent (and in
+    the top cut, how many matches its round has). In the pairing's transaction, one
+    INSERT ... SELECT (nothing but the statement when nobody subscribed)."""
     now = timezone.now()
     opponent = (
         Seat.objects.filter(match=OuterRef("match"))
@@ -248,6 +249,25 @@ def record_pairing(round_: Round) -> int:
         .order_by("position")
         .values("player__name")[:1]
     )
+    facts: dict[str, Any] = {
+        "round": Value(round_.number),
+        "playoff": Value(round_.playoff),
+        "table": F("match__table"),
+        "match": F("match__kind"),
+        "opponent": Subquery(opponent),
+    }
+    if round_.playoff:
+        # A playoff round's name is its number of matches (4 the Quarterfinals, 2 the
+        # Semifinals, 1 the Final: rules.playoff_name): the sender names the round from
+        # it in the subscriber's language. Counted in the same statement.
+        matches = (
+            Match.objects.filter(round_id=round_.pk)
+            .order_by()
+            .values("round_id")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        facts["playoff_matches"] = Subquery(matches)
     rows = (
         Seat.objects.filter(
             round=round_,
@@ -256,13 +276,7 @@ def record_pairing(round_: Round) -> int:
         .annotate(
             o_sub=F("player__push_subscriptions__id"),
             o_kind=Value(PAIRING),
-            o_facts=JSONObject(
-                round=Value(round_.number),
-                playoff=Value(round_.playoff),
-                table=F("match__table"),
-                match=F("match__kind"),
-                opponent=Subquery(opponent),
-            ),
+            o_facts=JSONObject(**facts),
             o_key=Value(""),
         )
         .order_by()
