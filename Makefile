@@ -43,7 +43,7 @@ test: install
 # no part the SQLite run does not already show.
 PG_SAME_AS_SQLITE := tests/test_languages.py tests/test_every_screen_speaks.py \
 	tests/test_i18n_judges.py tests/test_i18n_manage1.py tests/test_i18n_manage2.py \
-	tests/test_i18n_players.py tests/test_i18n_public.py tests/test_said.py \
+	tests/test_i18n_players.py tests/test_i18n_public.py tests/test_messages.py \
 	tests/test_permission_matrix.py tests/test_role_matrix.py tests/test_print_views.py \
 	tests/test_projector.py tests/test_projector_screens.py tests/test_readme_nginx.py
 test-postgres: install

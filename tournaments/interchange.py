@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from scoring.engine.records import SYSTEMS
 from tournaments import names
+from tournaments.labels import spoken
 from tournaments.models import (
     AuditAction,
     CutDecision,
@@ -961,7 +962,7 @@ def _check_match(
                 best_of=best_of, wins=wins, draws=match.get("draws", 0) or 0, recorded=True
             )
             if problem:
-                c.add(f"{place}.wins", problem)
+                c.add(f"{place}.wins", spoken(problem))
     elif match.get("draws") not in (None, 0) or "result" in match:
         c.add(f"{place}.wins", _("missing: a result needs the games won by each player"))
     for key in ("places", "scores", "absent"):

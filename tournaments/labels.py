@@ -14,6 +14,7 @@ import re
 
 from django.utils.translation import get_language, gettext_noop, pgettext, pgettext_lazy
 
+from tournaments.messages import Message
 from tournaments.rules import NOT_REPORTED, ordinal
 
 SYSTEMS = (
@@ -141,14 +142,10 @@ def finish_text(finish: str) -> str:
 
 
 def spoken(message: object) -> str:
-    """A pure core's message (tournaments.said.Said) in the reader's language; any other
-    text as it is. A value that is itself a Said is said too."""
-    from django.utils.translation import gettext
+    """A message (tournaments.messages.Message) in the reader's language; any other text
+    as it is."""
+    from django.utils.translation import gettext, ngettext
 
-    from tournaments.said import Said
-
-    if not isinstance(message, Said):
+    if not isinstance(message, Message):
         return str(message)
-    values = {k: spoken(v) if isinstance(v, Said) else v for k, v in message.values.items()}
-    template = gettext(message.template)
-    return template % values if values else template
+    return message.render(gettext, ngettext)

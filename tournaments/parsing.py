@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tournaments.said import Said, gettext_noop
+from tournaments.messages import gettext_noop, template
 
 MAX_DIGITS = 9  # no id, round or minute count here needs more
 
@@ -27,12 +27,25 @@ def ascii_int(value: object, *, maximum: int = 10**MAX_DIGITS - 1) -> int | None
 
 # --- The round screen's quick entry: "12 2-1", "12 d", "12 2-0-1" ------------------------
 
-QUICK_ENTRY_HELP = Said(
+QUICK_ENTRY_HELP = template(
+    "quick.help",
     gettext_noop(
         'Type a table and its result: "12 2-1" (games won by the first player, then the '
         'second), "12 2-0-1" (then drawn games), "12 d" (a draw), "12 dl" (a double loss) '
         'or "12 clear".'
-    )
+    ),
+)
+EMPTY = template("quick.empty", gettext_noop("Type a table number and a result, e.g. 12 2-1."))
+NO_RESULT = template(
+    "quick.no_result",
+    gettext_noop("Table %(table)s: add its result after a space, e.g. %(table)s 2-1."),
+)
+NOT_AN_ENTRY = template(
+    "quick.not_an_entry", gettext_noop('"%(text)s" is not a table and a result. %(help)s')
+)
+TABLE_ZERO = template("quick.table_zero", gettext_noop("Tables are numbered from 1."))
+NOT_A_RESULT = template(
+    "quick.not_a_result", gettext_noop('Table %(table)s: "%(text)s" is not a result. %(help)s')
 )
 _QUICK = re.compile(r"^\s*(?:t(?:able)?\s*)?(\d{1,6})\s*[:,]?\s+(.+?)\s*$", re.ASCII | re.I)
 _SCORE = re.compile(r"^(\d{1,2})\s*[-:/ ]\s*(\d{1,2})(?:\s*[-:/ ]\s*(\d{1,2}))?$", re.ASCII)
@@ -60,28 +73,15 @@ def parse_quick_entry(text: str) -> QuickEntry:
     """Read "12 2-1" as table 12, 2 games to 1; raise QuickEntryError naming the problem."""
     text = text.strip()
     if not text:
-        raise QuickEntryError(Said(gettext_noop("Type a table number and a result, e.g. 12 2-1.")))
+        raise QuickEntryError(EMPTY())
     m = _QUICK.match(text)
     if m is None:
         if ascii_int(text) is not None:
-            raise QuickEntryError(
-                Said(
-                    gettext_noop(
-                        "Table %(table)s: add its result after a space, e.g. %(table)s 2-1."
-                    ),
-                    table=int(text),
-                )
-            )
-        raise QuickEntryError(
-            Said(
-                gettext_noop('"%(text)s" is not a table and a result. %(help)s'),
-                text=text,
-                help=QUICK_ENTRY_HELP,
-            )
-        )
+            raise QuickEntryError(NO_RESULT(table=int(text)))
+        raise QuickEntryError(NOT_AN_ENTRY(text=text, help=QUICK_ENTRY_HELP()))
     table, rest = int(m[1]), " ".join(m[2].lower().split())
     if table == 0:
-        raise QuickEntryError(Said(gettext_noop("Tables are numbered from 1.")))
+        raise QuickEntryError(TABLE_ZERO())
     if rest in DRAW_WORDS:
         return QuickEntry(table, (0, 0), draw=True)
     if rest in DOUBLE_LOSS_WORDS:
@@ -90,12 +90,5 @@ def parse_quick_entry(text: str) -> QuickEntry:
         return QuickEntry(table, None)
     s = _SCORE.match(rest)
     if s is None:
-        raise QuickEntryError(
-            Said(
-                gettext_noop('Table %(table)s: "%(text)s" is not a result. %(help)s'),
-                table=table,
-                text=m[2],
-                help=QUICK_ENTRY_HELP,
-            )
-        )
+        raise QuickEntryError(NOT_A_RESULT(table=table, text=m[2], help=QUICK_ENTRY_HELP()))
     return QuickEntry(table, (int(s[1]), int(s[2])), int(s[3] or 0))

@@ -16,7 +16,7 @@ from scoring.engine.mtr import SWISS_SYSTEMS as SWISS_SYSTEMS
 
 # The Magic Infraction Procedure Guide's infractions and default penalties (issue 27).
 from tournaments.infractions import INFRACTIONS as INFRACTIONS
-from tournaments.said import Said, gettext_noop
+from tournaments.messages import Message, gettext_noop, template
 
 # Best of 1 or 3 (MTR 2.3, "a match is won by the first player to win two games" in a best
 # of 3); the database holds the same rule as a check constraint.
@@ -207,7 +207,7 @@ def result_from_side(match: _Match, seats: Sequence[_Seat], mine: int) -> str:
 
 def check_two_player_result(
     *, best_of: int, wins: Sequence[int], draws: int, recorded: bool = False
-) -> str | None:
+) -> Message | None:
     """What a best-of-N match cannot produce, as a message; None when it can.
 
     MTR 2.3: the first to N//2+1 games wins the match; unfinished games count as drawn,
@@ -217,37 +217,44 @@ def check_two_player_result(
     more than N games won by one player, two winners, more than 2N games in all.
     """
     if len(wins) != 2:
-        return Said(gettext_noop("A result gives the games won by each of the two players."))
+        return TWO_PLAYERS()
     if any(w < 0 for w in wins) or draws < 0:
-        return Said(gettext_noop("Game counts cannot be negative."))
+        return NEGATIVE()
     need = best_of // 2 + 1
     if recorded:
         if any(w > best_of for w in wins):
-            return Said(TOO_MANY_WON, best_of=best_of, most=best_of)
+            return TOO_MANY_WON(best_of=best_of, most=best_of)
         if min(wins) >= need:
-            return Said(TWO_WINNERS)
+            return TWO_WINNERS()
         if sum(wins) + draws > 2 * best_of:
-            return Said(
-                gettext_noop("A best-of-%(best_of)s has at most %(most)s games, even as recorded."),
-                best_of=best_of,
-                most=2 * best_of,
-            )
+            return TOO_MANY_GAMES_RECORDED(best_of=best_of, most=2 * best_of)
         return None
     if any(w > need for w in wins):
-        return Said(TOO_MANY_WON, best_of=best_of, most=need)
+        return TOO_MANY_WON(best_of=best_of, most=need)
     if wins[0] == need and wins[1] == need:
-        return Said(TWO_WINNERS)
+        return TWO_WINNERS()
     if sum(wins) + draws > best_of:
-        return Said(
-            gettext_noop("A best-of-%(best_of)s has at most %(most)s games."),
-            best_of=best_of,
-            most=best_of,
-        )
+        return TOO_MANY_GAMES(best_of=best_of, most=best_of)
     return None
 
 
-TOO_MANY_WON = gettext_noop("In a best-of-%(best_of)s nobody wins more than %(most)s games.")
-TWO_WINNERS = gettext_noop("Both players cannot win the match.")
+TWO_PLAYERS = template(
+    "result.two_players",
+    gettext_noop("A result gives the games won by each of the two players."),
+)
+NEGATIVE = template("result.negative", gettext_noop("Game counts cannot be negative."))
+TOO_MANY_WON = template(
+    "result.too_many_won",
+    gettext_noop("In a best-of-%(best_of)s nobody wins more than %(most)s games."),
+)
+TWO_WINNERS = template("result.two_winners", gettext_noop("Both players cannot win the match."))
+TOO_MANY_GAMES_RECORDED = template(
+    "result.too_many_games_recorded",
+    gettext_noop("A best-of-%(best_of)s has at most %(most)s games, even as recorded."),
+)
+TOO_MANY_GAMES = template(
+    "result.too_many_games", gettext_noop("A best-of-%(best_of)s has at most %(most)s games.")
+)
 
 
 # --- CSV -------------------------------------------------------------------------------

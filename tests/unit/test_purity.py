@@ -18,7 +18,7 @@ from tests.conftest import PROJECT_ROOT
         "tournaments.rules",
         "tournaments.decklists",
         "tournaments.parsing",
-        "tournaments.said",
+        "tournaments.messages",
     ],
 )
 def test_engine_imports_nothing_from_django(package: str) -> None:

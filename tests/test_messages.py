@@ -1,5 +1,6 @@
-"""The pure cores' refusals (tournaments.rules, tournaments.parsing) read English where
-they are made and are said in the reader's language where they are shown (issue 29)."""
+"""Words as data (issues 29 and 36): the pure cores' refusals (tournaments.rules,
+tournaments.parsing) are messages, a code and its parameters, said in English where they
+are logged and exported and in the reader's language where they are shown."""
 
 from __future__ import annotations
 
@@ -10,20 +11,30 @@ from django.test import Client
 from django.utils import translation
 
 from tournaments.labels import spoken
+from tournaments.messages import CATALOGUE, Message
 from tournaments.parsing import QuickEntryError, parse_quick_entry
-from tournaments.rules import check_two_player_result
-from tournaments.said import Said
+from tournaments.rules import TOO_MANY_WON, check_two_player_result
 
 
-def test_a_said_message_is_its_english_text_and_keeps_its_template() -> None:
-    said = Said("Table %(table)s is free.", table=4)
-    assert said == "Table 4 is free." and isinstance(said, str)
-    assert (said.template, said.values) == ("Table %(table)s is free.", {"table": 4})
+def test_a_message_is_a_code_and_parameters_said_in_english_by_its_template() -> None:
+    message = TOO_MANY_WON(best_of=3, most=2)
+    assert message == Message("result.too_many_won", {"best_of": 3, "most": 2})
+    assert str(message) == "In a best-of-3 nobody wins more than 2 games."
+    assert CATALOGUE["result.too_many_won"] is TOO_MANY_WON
+
+
+def test_a_message_stored_as_data_comes_back_the_same_nested_messages_included() -> None:
+    with pytest.raises(QuickEntryError) as refused:
+        parse_quick_entry("12 abc")
+    message = refused.value.args[0]
+    data = message.data()
+    assert data["code"] == "quick.not_a_result" and data["params"]["help"]["code"] == "quick.help"
+    assert Message.from_data(data) == message
 
 
 def test_a_result_no_match_can_produce_is_said_in_the_readers_language() -> None:
     problem = check_two_player_result(best_of=3, wins=(3, 0), draws=0)
-    assert problem == "In a best-of-3 nobody wins more than 2 games."
+    assert str(problem) == "In a best-of-3 nobody wins more than 2 games."
     with translation.override("fr"):
         assert spoken(problem) == "Dans un match en 3 manches, personne ne gagne plus de 2 parties."
     with translation.override("de"):
