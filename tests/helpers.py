@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.test import Client, TestCase
 
 from scoring.models import Standing
 from scoring.services import forget_snapshots, recompute
@@ -307,3 +308,22 @@ class Inbox:
     def take(self) -> list[list[str]]:
         told, self.told = self.told, []
         return told
+
+
+@contextmanager
+def committed() -> Iterator[None]:
+    """Run what a write hands to `transaction.on_commit` when the block ends, as the
+    server's commit does: a test in one transaction (django_db) otherwise never runs the
+    callbacks, and the scoring snapshots and the change log they keep (scoring.services)
+    would never exist. Cheaper than transaction=True, which empties every table after
+    each test (seconds on PostgreSQL)."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        yield
+
+
+class CommittingClient(Client):
+    """A test client whose every request ends as a committed request does (`committed`)."""
+
+    def request(self, **request: Any) -> Any:
+        with committed():
+            return super().request(**request)

@@ -10,9 +10,9 @@ before the fix 24 of them answered 500 at the first pair click (a scoring snapsh
 patched across the registrations' placement paired ids it did not have).
 
 After every write the stored standings equal a recompute and this process's scoring
-snapshot equals a fresh read of the database (scoring.services.scoring_drift). The
-tests commit (transaction=True) as the server does: snapshots and the change log are
-kept only when a write commits.
+snapshot equals a fresh read of the database (scoring.services.scoring_drift). Each
+request ends as a committed one does (tests.helpers.CommittingClient): snapshots and
+the change log are kept only when a write commits.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from scoring.services import scoring_drift
+from tests.helpers import CommittingClient
 from tournaments.models import Match, MatchKind, Player, Round, Tournament
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -55,7 +56,7 @@ def _results_on_quick_entry(org: Client, t: Tournament, number: int) -> None:
 def run_evening(
     players: int, check_in: bool, approval: bool, walk_in: bool, *, htmx: bool
 ) -> Tournament:
-    org = Client()
+    org = CommittingClient()
     org.force_login(
         get_user_model().objects.create_user(f"org{players}{check_in}{approval}{walk_in}")
     )
@@ -74,7 +75,7 @@ def run_evening(
 
     links = {}
     for n in range(players):
-        phone = Client(REMOTE_ADDR=f"10.0.{n // 200}.{n % 200 + 1}")
+        phone = CommittingClient(REMOTE_ADDR=f"10.0.{n // 200}.{n % 200 + 1}")
         response = phone.post(f"/t/{slug}/register/", {"name": f"Player {n + 1}"})
         assert response.status_code == 302, response.content.decode()[:500]
         links[f"Player {n + 1}"] = (phone, response["Location"])
@@ -120,7 +121,7 @@ def run_evening(
     return t
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("players", "check_in", "approval", "walk_in"),
     VARIANTS,

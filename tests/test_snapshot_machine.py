@@ -10,8 +10,9 @@ standings and the working process's snapshot equal a fresh read and computation
 
 A process's memory is what `scoring.services` keeps per process (its snapshots): the
 machine holds one per simulated process and swaps it in when that process writes, as two
-gunicorn workers behind one database and one Redis do. The test commits
-(transaction=True): snapshots and the change log are kept only when a write commits.
+gunicorn workers behind one database and one Redis do. Each write ends
+as a committed one does (tests.helpers.committed): snapshots and the change log are kept
+only when a write commits.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 import scoring.services as scoring
 from scoring.services import scoring_drift
+from tests.helpers import committed
 from tournaments import services
 from tournaments.interchange import export_document
 from tournaments.models import Entry, Match, MatchKind, Player, Status, Tournament
@@ -43,7 +45,8 @@ RESULTS = [((2, 0), 0), ((0, 2), 0), ((2, 1), 0), ((1, 1), 1), ((0, 0), 3)]
 class SnapshotMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.t = services.create_tournament(name="Machine", system="mtr")
+        with committed():
+            self.t = services.create_tournament(name="Machine", system="mtr")
         self.memories: list[dict[int, Any]] = [{}, {}]  # two processes' snapshots
         self.process = 0
         self.names = 0
@@ -56,9 +59,10 @@ class SnapshotMachine(RuleBasedStateMachine):
         return self.t
 
     def attempt(self, write: Any, **kwargs: Any) -> Any:
-        """A write, or its refusal, which must say why (the 4xx a page shows)."""
+        """A write, committed, or its refusal, which must say why (the 4xx a page shows)."""
         try:
-            return write(**kwargs)
+            with committed():
+                return write(**kwargs)
         except services.ServiceError as exc:
             assert str(exc).strip(), f"{write.__name__} refused without a reason"
             return None
@@ -141,7 +145,8 @@ class SnapshotMachine(RuleBasedStateMachine):
     def restore_the_backup(self) -> None:
         """The event goes on from its backup (another laptop): a new event, same rows."""
         doc = export_document(self.fresh(), backup=True)
-        self.t = restore_document(doc).tournament
+        with committed():
+            self.t = restore_document(doc).tournament
 
     # -- rounds and results ------------------------------------------------------------
 
@@ -180,14 +185,14 @@ class SnapshotMachine(RuleBasedStateMachine):
         assert scoring_drift(self.fresh()) == []
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_the_scoring_snapshot_equals_a_fresh_read_after_any_sequence_of_writes() -> None:
     kept = scoring._snapshots
     try:
         machine = SnapshotMachine.TestCase
         machine.settings = settings(
-            max_examples=12,
-            stateful_step_count=30,
+            max_examples=8,
+            stateful_step_count=25,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
         )
