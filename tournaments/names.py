@@ -34,8 +34,8 @@ K = TypeVar("K")  # a player's id as the caller holds it (external id, pk)
 # change how the previous character is drawn.
 #
 # The `regex` module's Unicode data, not `unicodedata`'s: Python 3.11 knows Unicode 14,
-# where every emoji added since (U+1FAE8 SHAKING FACE ...) is unassigned; `regex` follows each new
-# Unicode version and has the emoji properties (UTS #51) that `_EMOJI` reads.
+# where every emoji added since (U+1FAE8 SHAKING FACE ...) is unassigned; `regex` follows
+# each new Unicode version and has the emoji properties (UTS #51) that `_EMOJI` reads.
 _HIDDEN = regex.compile(
     r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}"
     r"\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\U000e0100-\U000e01ef]"
@@ -46,10 +46,10 @@ _HIDDEN = regex.compile(
 # draws one picture there (a family, a flag of Scotland), where anywhere else it hides in
 # the text (the usual way to forge a twin name). A joiner stands only between two
 # pictographs (each with its skin tone or its emoji variation selector): `_EMOJI` matches
-# a family (man, joiner, woman, joiner, girl) but leaves alone the joiner after a letter
-# or at the end of an emoji, refused. A variation selector
-# follows a character that has emoji forms (⭕, ©, the digits of a keycap); regional
-# indicators go in pairs (a flag), tags follow a pictograph and end with CANCEL TAG.
+# a family (man, joiner, woman, joiner, girl) but leaves alone, refused, the joiner after
+# a letter or at the end of an emoji. A variation selector follows a character that has
+# emoji forms (⭕, ©, the digits of a keycap); regional indicators go in pairs (a flag);
+# tags follow a pictograph and end with CANCEL TAG.
 _PICTURE = r"[\p{Extended_Pictographic}--\p{Cn}]"
 _ELEMENT = rf"(?:{_PICTURE}\p{{Emoji_Modifier}}|(?=\p{{Emoji}}){_PICTURE}\ufe0f|{_PICTURE})"
 _EMOJI = (
