@@ -19,7 +19,6 @@ from zoneinfo import available_timezones
 from django.utils.translation import gettext as _
 
 from scoring.engine.records import SYSTEMS
-from tournaments import names
 from tournaments.labels import spoken
 from tournaments.models import (
     AuditAction,
@@ -199,12 +198,12 @@ def validate_document(doc: Any) -> None:
                     c.add(f"{place}.id", _("duplicate player id %(id)r") % {"id": pid})
                 ids.add(pid)
             pname = player.get("name")
-            if (
-                c.expect(f"{place}.name", pname, str, _("a string"))
-                and c.text(f"{place}.name", pname, maximum=200)
-                and (why := names.problem(pname))
-            ):
-                c.add(f"{place}.name", why)  # invisible characters (tournaments.names)
+            # A string, not blank, not too long, no control character: nothing more. A
+            # name is imported as its event wrote it (emoji, and even characters that
+            # typing one would refuse: tournaments.names); services.imports tells the
+            # organizer of names that print alike or hide characters.
+            if c.expect(f"{place}.name", pname, str, _("a string")):
+                c.text(f"{place}.name", pname, maximum=200)
             if player.get("dropped_after_round") is not None:
                 c.count(
                     f"{place}.dropped_after_round",

@@ -18,28 +18,56 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
+import regex
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext, pgettext_lazy
 
 K = TypeVar("K")  # a player's id as the caller holds it (external id, pk)
 
-# Invisible characters outside the "C" categories refused below: fillers that render as
-# nothing though Unicode files them as letters or symbols, and the marks that only
+# Every character that shows as nothing, or moves what follows. Cc: control characters
+# (NUL, escape codes, line breaks a split() left); Cf: format characters, all invisible
+# (zero-width space and joiners, BOM, soft hyphen, word joiner, the bidi embeddings,
+# overrides and isolates that reorder what follows, tags); Cs/Co/Cn: surrogates, private
+# use and unassigned code points, which draw as boxes or nothing; then the fillers that
+# render as nothing though Unicode files them as letters or symbols (COMBINING GRAPHEME
+# JOINER, HANGUL FILLERs, BRAILLE PATTERN BLANK) and the variation selectors, which only
 # change how the previous character is drawn.
-_INVISIBLE = frozenset(
-    "\u034f"  # COMBINING GRAPHEME JOINER
-    "\u115f\u1160\u3164\uffa0"  # HANGUL FILLERs
-    "\u2800"  # BRAILLE PATTERN BLANK
-) | frozenset(chr(c) for c in range(0xFE00, 0xFE10))  # VARIATION SELECTORs 1-16
-_INVISIBLE_RANGES = ((0xE0100, 0xE01EF),)  # VARIATION SELECTORs 17-256
+#
+# The `regex` module's Unicode data, not `unicodedata`'s: Python 3.11 knows Unicode 14,
+# where every emoji added since (U+1FAE8 SHAKING FACE ...) is unassigned; `regex` follows
+# each new Unicode version and has the emoji properties (UTS #51) that `_EMOJI` reads.
+_HIDDEN = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}"
+    r"\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+)
 
-# Cc: control characters (NUL, escape codes, line breaks a split() left); Cf: format
-# characters, all invisible (zero-width space and joiners, BOM, soft hyphen, word joiner,
-# the bidi embeddings, overrides and isolates that reorder what follows, tags);
-# Cs/Co/Cn: surrogates, private use and unassigned code points, which draw as boxes or
-# nothing. Refusing ZWJ also refuses emoji sequences (a family emoji): a name is read
-# aloud at the venue, and an invisible joiner is the usual way to forge a twin name.
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+# A complete emoji sequence as Unicode defines it (UTS #51 section 1.4), the only place
+# where a zero-width joiner, a variation selector or a tag may stand in a name: each
+# draws one picture there (a family, a flag of Scotland), where anywhere else it hides in
+# the text (the usual way to forge a twin name). A joiner stands only between two
+# pictographs (each with its skin tone or its emoji variation selector): `_EMOJI` matches
+# a family (man, joiner, woman, joiner, girl) but leaves alone, refused, the joiner after
+# a letter or at the end of an emoji. A variation selector follows a character that has
+# emoji forms (⭕, ©, the digits of a keycap); regional indicators go in pairs (a flag);
+# tags follow a pictograph and end with CANCEL TAG.
+_PICTURE = r"[\p{Extended_Pictographic}--\p{Cn}]"
+_ELEMENT = rf"(?:{_PICTURE}\p{{Emoji_Modifier}}|(?=\p{{Emoji}}){_PICTURE}\ufe0f|{_PICTURE})"
+_EMOJI = (
+    rf"{_ELEMENT}(?:\u200d{_ELEMENT})+"  # a ZWJ sequence
+    rf"|{_ELEMENT}[\U000e0020-\U000e007e]+\U000e007f"  # a tag sequence
+    r"|[0-9#*]\ufe0f?\u20e3"  # a keycap
+    r"|\p{Regional_Indicator}{2}"  # a flag
+    r"|\p{Emoji}[\ufe0e\ufe0f]"  # a text or emoji presentation sequence
+)
+# The text in pieces: each emoji sequence whole (`emoji`), every other character alone.
+_PIECES = regex.compile(rf"(?P<emoji>{_EMOJI})|.", regex.V1 | regex.DOTALL)
+# A flag of a region's subdivision (UTS #51 ED-14c, CLDR's subdivision ids: "gbsct"):
+# its tags draw a different flag, so look-alike tests keep them; other tags draw nothing.
+_SUBDIVISION = regex.compile(
+    rf"{_ELEMENT}(?:[\U000e0061-\U000e007a]{{2}}|[\U000e0030-\U000e0039]{{3}})"
+    r"[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}\U000e007f",
+    regex.V1,
+)
 
 
 class NameRefused(ValueError):
@@ -52,23 +80,33 @@ def _character(ch: str) -> str:
 
 
 def invisible(ch: str) -> bool:
-    """A character that shows as nothing (or moves what follows) in a name."""
-    if unicodedata.category(ch) in _REFUSED_CATEGORIES or ch in _INVISIBLE:
-        return True
-    return any(lo <= ord(ch) <= hi for lo, hi in _INVISIBLE_RANGES)
+    """A character that shows as nothing (or moves what follows) in a name, unless it
+    is part of an emoji sequence (`hidden`)."""
+    return _HIDDEN.match(ch) is not None
+
+
+def hidden(text: str) -> str | None:
+    """The first character of `text` that hides or reorders text: an invisible one
+    (`invisible`) outside a complete emoji sequence, or None."""
+    if _HIDDEN.search(text) is None:
+        return None
+    for piece in _PIECES.finditer(text):
+        if piece.group("emoji") is None and invisible(piece[0]):
+            return piece[0]
+    return None
 
 
 def problem(text: str) -> str | None:
-    """Why `text` cannot be a name (its first control or invisible character), or None;
-    the end of a sentence that starts with what the text is ("The name ...")."""
-    for ch in text:
-        if invisible(ch):
-            if unicodedata.category(ch) == "Cc":
-                why = _("holds a control character (%(character)s): type it again without it")
-            else:
-                why = _("holds an invisible character (%(character)s): type it again without it")
-            return why % {"character": _character(ch)}
-    return None
+    """Why `text` cannot be a name (its first control or invisible character outside an
+    emoji sequence), or None; the end of a sentence that starts with what the text is
+    ("The name ...")."""
+    if (ch := hidden(text)) is None:
+        return None
+    if unicodedata.category(ch) == "Cc":
+        why = _("holds a control character (%(character)s): type it again without it")
+    else:
+        why = _("holds an invisible character (%(character)s): type it again without it")
+    return why % {"character": _character(ch)}
 
 
 # The fields whose text `clean` checks, marked for the catalogues (translated at use).
@@ -138,13 +176,33 @@ _CONFUSABLES = str.maketrans(
 # skeletons (and keys) are remembered (10,000 names: 47 ms computed, 2 ms remembered).
 @lru_cache(maxsize=65_536)
 def skeleton(name: str) -> str:
-    """What `name` looks like: compatibility forms folded (full-width, ligatures), the
-    Cyrillic and Greek letters drawn like Latin ones made Latin, then casefolded. Two
-    names with one skeleton are hard to tell apart on a printed list or a phone."""
+    """What `name` looks like: what draws nothing dropped (`_drawn`), compatibility forms
+    folded (full-width, ligatures), the Cyrillic and Greek letters drawn like Latin ones
+    made Latin, then casefolded. Two names with one skeleton are hard to tell apart on a
+    printed list or a phone."""
     if name.isascii():
         return " ".join(name.lower().split())
-    folded = unicodedata.normalize("NFKD", normal(name)).translate(_CONFUSABLES).casefold()
+    drawn = _drawn(normal(name))
+    folded = unicodedata.normalize("NFKD", drawn).translate(_CONFUSABLES).casefold()
     return " ".join(unicodedata.normalize("NFKD", folded).split())
+
+
+def _drawn(text: str) -> str:
+    """`text` without the characters that draw nothing: "Ana ⭕" prints alike with or
+    without its emoji variation selector, and a ZWJ sequence with or without its joiners
+    (a phone that does not know the sequence draws its pictographs side by side). A flag's
+    emoji stay ("Ana ⭕" and "Ana 🇧🇷" differ), and so do the tags of a subdivision's
+    flag (Scotland is not England); other tags draw nothing. Only `skeleton` uses it:
+    an imported name may hold any of these outside an emoji (services.imports)."""
+    if _HIDDEN.search(text) is None:
+        return text
+    kept = []
+    for piece in _PIECES.finditer(text):
+        if _SUBDIVISION.fullmatch(piece[0]):
+            kept.append("".join(ch for ch in piece[0] if ch not in "\ufe0e\ufe0f\u200d"))
+        else:
+            kept.append("".join(ch for ch in piece[0] if not invisible(ch)))
+    return "".join(kept)
 
 
 def lookalike(name: str, existing: Iterable[str]) -> str | None:

@@ -19,6 +19,7 @@ from django.utils.translation import ngettext
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
 from scoring.services import points_stored
+from tournaments import names as name_rules
 from tournaments.interchange import instant, validate_document
 from tournaments.models import (
     AuditAction,
@@ -96,6 +97,7 @@ def restore_document(doc: dict[str, Any], *, owner: Any = None) -> Restored:
         with writing(tournament, by=owner) as w:
             tournament = w.tournament  # the row as written, its version included
             _write_rows(tournament, doc)
+            notes += _name_notes([normal_name(p["name"]) for p in doc["players"]])
             restored = ""
             if event is not None:
                 notes += _restore_event(tournament, event)
@@ -113,6 +115,36 @@ def restore_document(doc: dict[str, Any], *, owner: Any = None) -> Restored:
             )
         transaction.on_commit(_refresh_planner_statistics, robust=True)
     return Restored(tournament, notes)
+
+
+def _name_notes(written: list[str]) -> list[str]:
+    """What the organizer should know of the names imported as written: those that print
+    alike (the pages number them, tournaments.names.display_names), and those holding a
+    character that typing the name would refuse (one that hides or reorders text)."""
+    notes = []
+    if pairs := name_rules.lookalikes(written, []):
+        notes.append(
+            _(
+                "Imported as written, these names print alike: %(pairs)s. The pages tell "
+                "them apart by a number after the name; rename a player if a name is wrong."
+            )
+            % {
+                "pairs": "; ".join(
+                    _("%(new)s looks like %(old)s") % {"new": repr(new), "old": repr(old)}
+                    for new, old in pairs
+                )
+            }
+        )
+    if hiding := [name for name in written if name_rules.hidden(name) is not None]:
+        notes.append(
+            _(
+                "Imported as written, these names hold a character that shows as nothing or "
+                "reorders the text around it: %(names)s. Rename these players if that is not "
+                "how they write their names."
+            )
+            % {"names": _listed(hiding)}
+        )
+    return notes
 
 
 def _backup_owner(event: Any, notes: list[str]) -> Any:
