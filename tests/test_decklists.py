@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tournaments import services
 from tournaments.decklists.messages import MAIN_TOO_SMALL
@@ -475,9 +475,13 @@ def test_the_exports_hold_every_list(owner: Any) -> None:
     players = list(t.players.order_by("pk"))
     submit_decklist(player=players[0], text=LEGAL)
     submit_decklist(player=players[1], text=SHORT)
-    data = pages.export_json(t)
+    with translation.override("de"):  # the export is English, whoever downloads it
+        data = pages.export_json(t)
     assert [d["name"] for d in data["decklists"]] == ["Player 1", "Player 2"]
     assert data["decklists"][1]["legal"] is False
+    assert data["decklists"][1]["problems"] == [
+        "the main deck has 54 cards: at least 60 are needed"
+    ]
     assert data["decklists"][0]["sideboard"][0] == {"count": 2, "name": "Fire // Ice"}
     text = pages.export_text(t)
     assert text.count("// Player") == 2 and "\nSideboard\n2 Fire // Ice" in text
