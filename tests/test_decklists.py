@@ -11,9 +11,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tournaments import services
+from tournaments.decklists.messages import MAIN_TOO_SMALL
 from tournaments.domain import decklist_top_cut, decklists_locked
 from tournaments.models import (
     AuditAction,
@@ -119,8 +120,19 @@ def test_each_problem_names_its_line_and_a_misspelt_card_gets_a_suggestion(
     t = event(owner)
     row = submit_decklist(player=first(t), text="4 Lightning Blot\n56 Mountain\n")
     assert not row.legal
-    assert row.problems[0].startswith("line 1: 'Lightning Blot' is not a card")
-    assert "did you mean Lightning Bolt?" in row.problems[0]
+    assert row.problems[0] == {
+        "code": "decklist.line",
+        "params": {
+            "line": 1,
+            "problem": {
+                "code": "decklist.not_a_card_hint",
+                "params": {"name": "Lightning Blot", "suggestion": "Lightning Bolt"},
+            },
+        },
+    }
+    (said,) = pages.english_problems(row.problems)
+    assert said.startswith("line 1: 'Lightning Blot' is not a card")
+    assert "did you mean Lightning Bolt?" in said
 
 
 def test_without_card_data_the_structure_is_checked_and_the_names_are_not(owner: Any) -> None:
@@ -129,7 +141,10 @@ def test_without_card_data_the_structure_is_checked_and_the_names_are_not(owner:
     assert row.legal and not row.names_checked
     short = submit_decklist(player=first(t), text=SHORT)
     assert not short.legal
-    assert short.problems == ["the main deck has 54 cards: at least 60 are needed"]
+    assert short.problems == [MAIN_TOO_SMALL(count=54, least=60).data()]
+    assert pages.english_problems(short.problems) == [
+        "the main deck has 54 cards: at least 60 are needed"
+    ]
 
 
 def test_a_players_submission_is_audited_and_moves_no_version(owner: Any) -> None:
@@ -335,7 +350,10 @@ def test_changing_the_format_checks_every_list_again(owner: Any, cards: None) ->
     assert row.legal
     set_decklist_rules(tournament=t, deck_format="modern", deadline=None, by=owner)
     row.refresh_from_db()
-    assert row.problems == ["the main deck has 40 cards: at least 60 are needed"]
+    assert row.problems == [MAIN_TOO_SMALL(count=40, least=60).data()]
+    assert pages.english_problems(row.problems) == [
+        "the main deck has 40 cards: at least 60 are needed"
+    ]
     entry = decklist_entries(t)[-1]
     assert entry.after == {"event": "rules", "format": "modern", "deadline": None, "rechecked": 1}
     assert sentence(entry) == ("Decklists: Modern, until round 1 is paired (1 list checked again)")
@@ -457,9 +475,13 @@ def test_the_exports_hold_every_list(owner: Any) -> None:
     players = list(t.players.order_by("pk"))
     submit_decklist(player=players[0], text=LEGAL)
     submit_decklist(player=players[1], text=SHORT)
-    data = pages.export_json(t)
+    with translation.override("de"):  # the export is English, whoever downloads it
+        data = pages.export_json(t)
     assert [d["name"] for d in data["decklists"]] == ["Player 1", "Player 2"]
     assert data["decklists"][1]["legal"] is False
+    assert data["decklists"][1]["problems"] == [
+        "the main deck has 54 cards: at least 60 are needed"
+    ]
     assert data["decklists"][0]["sideboard"][0] == {"count": 2, "name": "Fire // Ice"}
     text = pages.export_text(t)
     assert text.count("// Player") == 2 and "\nSideboard\n2 Fire // Ice" in text

@@ -9,11 +9,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from tournaments import services
+from tournaments.decklists.messages import LINE, MAIN_TOO_SMALL, NO_COUNT
 from tournaments.interchange import DocumentError, export_document, validate_document
 from tournaments.models import Decklist, Match, TimeExtension, Tournament
 from tournaments.pages.common import round_extensions
+from tournaments.pages.decklists import shown_problems
 from tournaments.services import decklists, floor
 from tournaments.services.imports import restore_document
 
@@ -59,6 +62,11 @@ def test_a_restore_keeps_the_decklists_and_the_tables_time(event: Tournament, ow
     }
     assert after == before and len(after) == 2
     assert [legal for *_, legal, _at in after.values()].count(False) == 1  # the short one
+    # The problems are data, as stored, and the restored event's backup is the same.
+    short = next(problems for _t, _m, _s, problems, legal, _at in after.values() if not legal)
+    assert short == [MAIN_TOO_SMALL(count=24, least=60).data()]
+    again = export_document(restored, backup=True)["event"]
+    assert again["decklists"] == backup["event"]["decklists"]
 
     def minutes(t: Tournament) -> dict[int, int]:
         round_ = t.rounds.get(number=1)
@@ -68,6 +76,24 @@ def test_a_restore_keeps_the_decklists_and_the_tables_time(event: Tournament, ow
     assert minutes(restored) == minutes(event)
     assert minutes(restored)[1] == 5 and minutes(restored)[2] >= 1
     assert TimeExtension.objects.filter(match__round__tournament=restored).count() == 2
+
+
+def test_a_backups_list_nothing_can_be_read_from_is_restored_with_why_as_data(
+    event: Tournament, owner: Any
+) -> None:
+    backup = export_document(event, backup=True)
+    ext = next(iter(backup["event"]["decklists"]))
+    backup["event"]["decklists"][ext]["text"] = "Bolt is banned in Modern\n"
+    restored = restore_document(backup, owner=owner).tournament
+    row = Decklist.objects.get(player__tournament=restored, player__external_id=ext)
+    assert (row.main, row.side, row.legal) == ([], [], False)
+    assert row.problems == [LINE(line=1, problem=NO_COUNT(text="'Bolt is banned in Modern'",
+                                                          name="Bolt is banned in Modern")).data()]  # fmt: skip
+    with translation.override("de"):
+        assert shown_problems(row.problems) == [
+            "Zeile 1: 'Bolt is banned in Modern' hat keine Anzahl: "
+            "schreibe „1 Bolt is banned in Modern“"
+        ]
 
 
 @pytest.mark.parametrize(

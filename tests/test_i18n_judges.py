@@ -1,27 +1,34 @@
 """The judges' screens speak the reader's language (issue 29): time extensions, deck checks,
 penalties and decklists, their refusals, the IPG's names, the audit sentences, and the
-decklist checker's problems (stored in English, shown translated)."""
+decklist checker's problems (stored as codes and values, shown translated)."""
 
 from __future__ import annotations
 
 import ast
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext as dj_gettext
+from django.utils.translation import ngettext as dj_ngettext
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tournaments import services
 from tournaments.decklists import messages as m
 from tournaments.decklists.check import check_decklist
-from tournaments.decklists.messages import problem_text, read
 from tournaments.decklists.parse import parse_decklist
+from tournaments.messages import CATALOGUE, Message, Template
 from tournaments.models import Decklist, Match, StaffRole, Tournament
 from tournaments.pages.audit_parts import Mention
 from tournaments.pages.audit_parts import said as fill
-from tournaments.pages.decklists import shown_problem
+from tournaments.pages.decklists import english_problems, shown_problem
 from tournaments.services.decklists import set_decklist_rules, submit_decklist
 from tournaments.services.floor import add_extension
 
@@ -116,7 +123,7 @@ def test_a_penalty_issued_is_told_and_listed_in_the_judges_language(
     assert "Ritardo (IPG 3.1)" in html
 
 
-def test_the_decklist_problems_stay_english_in_the_database_and_read_in_portuguese(
+def test_the_decklist_problems_are_stored_as_codes_and_read_in_portuguese(
     floor: dict[str, Any],
 ) -> None:
     t: Tournament = floor["t"]
@@ -124,7 +131,11 @@ def test_the_decklist_problems_stay_english_in_the_database_and_read_in_portugue
     with translation.override("pt"):
         submit_decklist(player=player, text="4 Lightning Bolt\n0 Island\n", by=floor["owner"])
     stored = Decklist.objects.get(player=player).problems
-    assert "line 2: a count of 0: leave the card out instead" in stored
+    assert stored == [
+        m.LINE(line=2, problem=m.COUNT_ZERO()).data(),
+        m.MAIN_TOO_SMALL(count=4, least=60).data(),
+    ]
+    assert english_problems(stored)[0] == "line 2: a count of 0: leave the card out instead"
     url = reverse("judge_decklist", args=[t.slug, player.pk])
     html = speaking(floor["judge"], "pt").get(url).content.decode()
     assert "linha 2: uma quantidade de 0: retire a carta em vez disso" in html
@@ -132,12 +143,16 @@ def test_the_decklist_problems_stay_english_in_the_database_and_read_in_portugue
     assert "Deck principal: 4" in html
 
 
-# --- The checker's problems: English templates, read back to be translated ---------------
+# --- The checker's problems: messages of the catalogue, said in the reader's language -----
 
 
+SHIPPED = [code for code, _name in django_settings.LANGUAGES]
+DECKLIST = sorted(
+    (t for code, t in CATALOGUE.items() if code.startswith("decklist.")), key=lambda t: t.code
+)
 SAMPLES: dict[str, Any] = {
     "line": 3,
-    "problem": "the list is not text",
+    "problem": m.LIST_NOT_TEXT(),
     "count": 5,
     "most": 4,
     "least": 60,
@@ -148,54 +163,135 @@ SAMPLES: dict[str, Any] = {
     "suggestion": "Lightning Bolt",
     "format": "Modern",
 }
+PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
-@pytest.mark.parametrize("template", m.TEMPLATES, ids=lambda t: t.singular[:40])
-def test_every_problem_reads_back_into_its_template_and_values(template: m.Template) -> None:
-    keys = {k for form in template.forms() for k in m._PLACEHOLDER.findall(form)}
-    values = {k: SAMPLES[k] for k in keys}
+def placeholders(template: Template) -> set[str]:
+    return {k for form in template.forms() for k in PLACEHOLDER.findall(form)}
+
+
+def said_in(language: str, template: Template, params: dict[str, Any]) -> str:
+    """What the catalogue of `language` says for the template, its values put in, each
+    nested message said first: the expected text, from the .mo files directly."""
+    values = {
+        k: said_in(language, v.template, dict(v.params)) if isinstance(v, Message) else v
+        for k, v in params.items()
+    }
+    with translation.override(language):
+        if template.plural is not None:
+            text = dj_ngettext(template.singular, template.plural, int(params[template.count]))
+        else:
+            text = dj_gettext(template.singular)
+    return text % values if values else text
+
+
+@pytest.mark.parametrize("template", DECKLIST, ids=lambda t: t.code)
+def test_every_problem_stored_as_data_comes_back_the_same_and_says_its_english(
+    template: Template,
+) -> None:
+    values = {k: SAMPLES[k] for k in placeholders(template)}
     for count in (1, 5) if template.plural else (5,):
         if template.count:
             values[template.count] = count
-        text = problem_text(template, **values)
-        found = read(text)
-        assert found is not None, text
-        assert found[0] == template
-        assert {k: str(v) for k, v in found[1].items()} == {k: str(v) for k, v in values.items()}
+        message = template(**values)
+        data = json.loads(json.dumps(message.data()))  # as the JSON column keeps it
+        assert Message.from_data(data) == message
+        form = template.singular if template.plural is None or count == 1 else template.plural
+        nested = {k: str(v) if isinstance(v, Message) else v for k, v in values.items()}
+        assert english_problems([data]) == [form % nested if nested else form]
 
 
-def test_a_problem_no_template_makes_is_shown_as_stored() -> None:
-    assert read("something an older version wrote") is None
+def test_a_problem_an_older_version_stored_as_text_is_shown_as_it_was_written() -> None:
+    kept = m.STORED_TEXT(text="something an older version wrote").data()
     with translation.override("fr"):
-        assert shown_problem("something an older version wrote") == (
-            "something an older version wrote"
+        assert shown_problem(kept) == "something an older version wrote"
+        # Not data at all, or a code this version does not know: shown, never an error.
+        assert shown_problem("a bare sentence") == "a bare sentence"
+        assert "decklist.from_the_future" in shown_problem(
+            {"code": "decklist.from_the_future", "params": {}}
         )
 
 
 def test_the_checkers_problems_read_in_french_and_japanese() -> None:
     parsed = parse_decklist("4 Lightning Bolt\n1\n")
-    problems = [str(p) for p in check_decklist(parsed, deck_format="modern", cards=None)]
-    assert problems == [
+    problems = [p.said() for p in check_decklist(parsed, deck_format="modern", cards=None)]
+    assert [str(p) for p in problems] == [
         "line 2: the line has a count but no card name",
         "the main deck has 4 cards: at least 60 are needed",
     ]
     with translation.override("fr"):
-        assert [shown_problem(p) for p in problems] == [
+        assert [shown_problem(p.data()) for p in problems] == [
             "ligne 2 : la ligne a un nombre mais pas de nom de carte",
             "le deck principal a 4 cartes : il en faut au moins 60",
         ]
         # French counts 0 and 1 as singular: Django's ngettext picks the form.
-        assert shown_problem(problem_text(m.MAIN_TOO_SMALL, count=1, least=60)) == (
+        assert shown_problem(m.MAIN_TOO_SMALL(count=1, least=60).data()) == (
             "le deck principal a 1 carte : il en faut au moins 60"
         )
-        assert shown_problem(problem_text(m.MAIN_TOO_SMALL, count=0, least=60)) == (
+        assert shown_problem(m.MAIN_TOO_SMALL(count=0, least=60).data()) == (
             "le deck principal a 0 carte : il en faut au moins 60"
         )
     with translation.override("ja"):
-        hint = problem_text(m.NOT_A_CARD_HINT, name="Lightnig Bolt", suggestion="Lightning Bolt")
-        assert shown_problem(f"line 7: {hint}") == (
+        hint = m.NOT_A_CARD_HINT(name="Lightnig Bolt", suggestion="Lightning Bolt")
+        assert shown_problem(m.LINE(line=7, problem=hint).data()) == (
             "7行目：「Lightnig Bolt」というカードはありません。Lightning Bolt のことですか？"
         )
+
+
+def test_a_card_named_like_another_problem_stays_whole_in_german() -> None:
+    """Issue 36's case: the old reader took "Bolt is banned in Modern" for a ban."""
+    (problem,) = parse_decklist("4 Lightning Bolt\nBolt is banned in Modern\n").problems
+    stored = json.loads(json.dumps(problem.said().data()))
+    assert english_problems([stored]) == [
+        "line 2: 'Bolt is banned in Modern' has no count: write it as '1 Bolt is banned in Modern'"
+    ]
+    with translation.override("de"):
+        assert shown_problem(stored) == (
+            "Zeile 2: 'Bolt is banned in Modern' hat keine Anzahl: "
+            "schreibe „1 Bolt is banned in Modern“"
+        )
+
+
+# Values a player can put in a problem: any text, or the English of any other problem.
+ENGLISH = [str(t(**{k: SAMPLES[k] for k in placeholders(t)})) for t in DECKLIST]
+VALUE = st.one_of(st.text(max_size=80), st.sampled_from(ENGLISH))
+
+
+def values_of(draw: st.DrawFn, template: Template) -> dict[str, Any]:
+    """Values for the template's placeholders: numbers where the checker puts numbers,
+    another problem (any, its own values drawn in turn) where it nests one, else any
+    text or another problem's English."""
+    values: dict[str, Any] = {}
+    for key in sorted(placeholders(template)):
+        if key == template.count or key in {"line", "most", "least"}:
+            values[key] = draw(st.integers(min_value=0, max_value=300))
+        elif key == "problem":
+            inner = draw(st.sampled_from([t for t in DECKLIST if "problem" not in placeholders(t)]))
+            values[key] = inner(**values_of(draw, inner))
+        else:
+            values[key] = draw(VALUE)
+    return values
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> tuple[Template, dict[str, Any]]:
+    template = draw(st.sampled_from(DECKLIST))
+    return template, values_of(draw, template)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems(), language=st.sampled_from(SHIPPED))
+def test_any_value_in_a_problem_is_said_as_that_value_in_every_language(
+    problem: tuple[Template, dict[str, Any]], language: str
+) -> None:
+    template, values = problem
+    stored = json.loads(json.dumps(template(**values).data()))
+    expected = said_in(language, template, values)
+    with translation.override(language):
+        assert shown_problem(stored) == expected
+    for value in values.values():
+        if isinstance(value, str):
+            assert value in expected  # the player's text stays whole
 
 
 def test_the_pure_core_still_imports_no_django() -> None:

@@ -688,7 +688,11 @@ class Card(models.Model):
 class Decklist(models.Model):
     """A player's registered decklist: the text as submitted, and what parsing and the
     checks made of it. `main` and `side` are [[count, card name], ...] in the list's
-    order; `problems` are the checks' messages, each naming its line."""
+    order; `problems` are the checks' messages as data, never sentences (issue 36): each
+    a tournaments.messages.Message's data(), {"code": "decklist....", "params": {...}}; a
+    problem about one line is {"code": "decklist.line", "params": {"line": n, "problem":
+    <the problem's data>}} (tournaments.decklists.messages). Pages say them in the
+    reader's language (pages.decklists.shown_problem), exports in English."""
 
     player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="decklist")
     text = models.TextField()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tournaments.decklists import messages as m
 from tournaments.decklists.check import check_decklist, deck_check_order
 from tournaments.decklists.lookup import CardIndex
 from tournaments.decklists.parse import card_key, parse_decklist
@@ -116,7 +117,7 @@ def test_a_constructed_main_deck_under_sixty_is_a_list_wide_problem() -> None:
     problems = check_decklist(
         deck("4 Lightning Bolt", "54 Mountain"), deck_format="modern", cards=None
     )
-    assert problems == [Problem(None, "the main deck has 58 cards: at least 60 are needed")]
+    assert problems == [Problem(None, m.MAIN_TOO_SMALL(count=58, least=60))]
 
 
 def test_a_constructed_sideboard_over_fifteen_is_a_problem() -> None:

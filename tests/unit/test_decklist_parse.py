@@ -8,6 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tournaments.decklists import messages as m
 from tournaments.decklists.parse import MAX_LINES, card_key, front_face, parse_decklist, parse_dek
 from tournaments.decklists.types import Line, Parsed, Problem
 
@@ -143,15 +144,15 @@ def test_a_count_over_250_is_a_problem() -> None:
     )
     assert cards(parsed.main) == [(250, "Shadowborn Apostle")]
     assert [p.line for p in parsed.problems] == [1, 3]
-    assert "more than 250" in parsed.problems[0].message
-    assert "more than 250" in parsed.problems[1].message
+    assert "more than 250" in str(parsed.problems[0].message)
+    assert "more than 250" in str(parsed.problems[1].message)
 
 
 def test_a_count_in_other_digits_is_a_problem() -> None:
     parsed = parse_decklist("٤ Lightning Bolt\n４ Counterspell")
     assert parsed.main == ()
     assert [p.line for p in parsed.problems] == [1, 2]
-    assert all("digits 0-9" in p.message for p in parsed.problems)
+    assert all("digits 0-9" in str(p.message) for p in parsed.problems)
 
 
 def test_a_count_without_a_name_is_a_problem() -> None:
@@ -182,7 +183,7 @@ def test_a_list_of_250_lines_is_read() -> None:
 
 def test_a_list_of_more_than_250_lines_is_one_problem_and_nothing_else() -> None:
     parsed = parse_decklist("\n".join(["1 Island"] * (MAX_LINES + 1)))
-    assert parsed == Parsed(problems=(Problem(None, "the list has more than 250 lines"),))
+    assert parsed == Parsed(problems=(Problem(None, m.TOO_MANY_LINES(most=250)),))
 
 
 def test_trailing_blank_lines_do_not_count_towards_the_limit() -> None:
@@ -346,26 +347,24 @@ def test_a_dek_file_declaring_entities_is_refused() -> None:
     parsed = parse_dek(bomb)
     assert parsed.main == ()
     assert [p.line for p in parsed.problems] == [None]
-    assert "DOCTYPE" in parsed.problems[0].message
+    assert "DOCTYPE" in str(parsed.problems[0].message)
 
 
 def test_a_dek_file_with_an_external_entity_is_refused() -> None:
     text = '<!DOCTYPE Deck SYSTEM "file:///etc/passwd"><Deck/>'
-    assert "DOCTYPE" in parse_dek(text).problems[0].message
+    assert "DOCTYPE" in str(parse_dek(text).problems[0].message)
 
 
 def test_a_malformed_dek_file_is_one_problem() -> None:
     parsed = parse_dek('<Deck><Cards Quantity="4" Name="Lightning Bolt">')
     assert parsed.main == ()
     assert len(parsed.problems) == 1
-    assert "not well-formed XML" in parsed.problems[0].message
+    assert "not well-formed XML" in str(parsed.problems[0].message)
 
 
 def test_xml_that_is_not_a_deck_is_one_problem() -> None:
     parsed = parse_dek('<html><Cards Quantity="4" Name="Lightning Bolt"/></html>')
-    assert parsed == Parsed(
-        problems=(Problem(None, "the file is not an MTGO .dek file (no <Deck>)"),)
-    )
+    assert parsed == Parsed(problems=(Problem(None, m.DEK_NOT_DEK()),))
 
 
 def test_a_dek_file_with_more_than_250_entries_is_one_problem() -> None:

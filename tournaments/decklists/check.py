@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tournaments.decklists import messages as m
-from tournaments.decklists.messages import gettext_noop, problem_text
 from tournaments.decklists.parse import card_key
 from tournaments.decklists.types import CardInfo, CardLookup, Line, Parsed, Problem
+from tournaments.messages import gettext_noop
 
 LIMITED = "limited"
 COPIES = 4
@@ -81,9 +81,9 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
                 infos[key] = None
                 suggestion = cards.suggest(key)
                 said = (
-                    problem_text(m.NOT_A_CARD_HINT, name=line.name, suggestion=suggestion)
+                    m.NOT_A_CARD_HINT(name=line.name, suggestion=suggestion)
                     if suggestion
-                    else problem_text(m.NOT_A_CARD, name=line.name)
+                    else m.NOT_A_CARD(name=line.name)
                 )
                 line_problems.append(Problem(line.number, said))
             continue
@@ -100,23 +100,19 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
             status = info.legalities.get(deck_format, "not_legal")
             where = format_name(deck_format)
             if status == "banned":
-                line_problems.append(
-                    Problem(line.number, problem_text(m.BANNED, name=name, format=where))
-                )
+                line_problems.append(Problem(line.number, m.BANNED(name=name, format=where)))
                 continue
             if status == "restricted":
                 if total > 1:
                     line_problems.append(
                         Problem(
                             line.number,
-                            problem_text(m.RESTRICTED, name=name, format=where, count=total),
+                            m.RESTRICTED(name=name, format=where, count=total),
                         )
                     )
                 continue
             if status != "legal":
-                line_problems.append(
-                    Problem(line.number, problem_text(m.NOT_LEGAL, name=name, format=where))
-                )
+                line_problems.append(Problem(line.number, m.NOT_LEGAL(name=name, format=where)))
                 continue
         if limited:
             continue
@@ -125,7 +121,7 @@ def check_decklist(parsed: Parsed, *, deck_format: str, cards: CardLookup | None
             line_problems.append(
                 Problem(
                     line.number,
-                    problem_text(m.TOO_MANY_COPIES, count=total, name=name, most=limit),
+                    m.TOO_MANY_COPIES(count=total, name=name, most=limit),
                 )
             )
     line_problems.sort(key=lambda p: p.line or 0)
@@ -146,11 +142,9 @@ def _size_problems(parsed: Parsed, *, limited: bool) -> list[Problem]:
     problems: list[Problem] = []
     least = MAIN_LIMITED if limited else MAIN_CONSTRUCTED
     if main < least:
-        problems.append(Problem(None, problem_text(m.MAIN_TOO_SMALL, count=main, least=least)))
+        problems.append(Problem(None, m.MAIN_TOO_SMALL(count=main, least=least)))
     if not limited and side > SIDE_CONSTRUCTED:
-        problems.append(
-            Problem(None, problem_text(m.SIDE_TOO_BIG, count=side, most=SIDE_CONSTRUCTED))
-        )
+        problems.append(Problem(None, m.SIDE_TOO_BIG(count=side, most=SIDE_CONSTRUCTED)))
     return problems
 
 

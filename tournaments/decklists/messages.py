@@ -1,184 +1,133 @@
-"""The decklist checker's problems, as English templates with named placeholders.
+"""The decklist checker's problems: templates of the one catalogue (tournaments.messages).
 
-Pure (no Django): each problem's text is made here from one of these templates and its
-values, and stored as that English text (Decklist.problems, the exports). A page shows
-it in its reader's language by reading the text back into its template and values
-(`read`) and translating the template (tournaments.pages.decklists.shown_problem).
+Pure (no Django). The checker makes a `Message` of one of these templates and its values;
+a decklist stores its problems as `Message.data()` (Decklist.problems) and a page says
+them in its reader's language (tournaments.labels.spoken). Nothing reads a problem's
+English back: a card's name is a parameter, whatever it says.
 
-The templates are marked for makemessages by two local no-ops that xgettext knows by
-name (its keywords gettext_noop, and ngettext:1,2 for the ones that count something).
+A problem about one line of the list is `LINE(line=n, problem=<the problem's Message>)`;
+one found in a .dek file before it was turned into text is `DEK_FILE(problem=...)`.
+
+The English texts are the msgids of the shipped catalogues (locale/*/LC_MESSAGES): a
+change here is a change there.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from tournaments.messages import gettext_noop, ngettext, template
 
+# A problem about one line of the list: %(problem)s is one of the others (a Message).
+LINE = template("decklist.line", gettext_noop("line %(line)s: %(problem)s"))
+DEK_FILE = template("decklist.dek_file", gettext_noop("in the .dek file: %(problem)s"))
 
-@dataclass(frozen=True)
-class Template:
-    """A problem's English text with named placeholders; a counting one has its plural
-    form and the placeholder holding the count."""
-
-    singular: str
-    plural: str | None = None
-    count: str = ""
-
-    def english(self, values: Mapping[str, Any]) -> str:
-        if self.plural is not None and values[self.count] != 1:
-            return self.plural % values
-        return self.singular % values
-
-    def forms(self) -> tuple[str, ...]:
-        return (self.singular,) if self.plural is None else (self.singular, self.plural)
-
-
-def gettext_noop(message: str) -> str:
-    """Marks `message` for makemessages; the shell translates it when it shows it."""
-    return message
-
-
-def ngettext(singular: str, plural: str, count: str) -> Template:
-    """Marks a counting message for makemessages (as Django's ngettext would be found):
-    its two English forms, the form chosen by the placeholder `count`. Translated by the
-    shell with Django's ngettext."""
-    return Template(singular, plural, count)
-
-
-def _t(message: str) -> Template:
-    return Template(message)
-
-
-# A problem about one line of the list: %(problem)s is one of the others.
-LINE = _t(gettext_noop("line %(line)s: %(problem)s"))
-DEK_FILE = _t(gettext_noop("in the .dek file: %(problem)s"))
+# What an older version stored as a sentence no template makes (migration 0017): shown as
+# it was written, untranslated. Not marked: there is nothing to translate.
+STORED_TEXT = template("decklist.stored_text", "%(text)s")
 
 # Reading the text forms.
-COUNT_DIGITS = _t(gettext_noop("the count %(count)s must be written with the digits 0-9"))
-COUNT_TOO_BIG = _t(gettext_noop("a count of %(count)s is more than %(most)s"))
-COUNT_ZERO = _t(gettext_noop("a count of 0: leave the card out instead"))
-COUNT_UNREADABLE = _t(gettext_noop("the count cannot be read"))
-NO_NAME = _t(gettext_noop("the line has a count but no card name"))
-NO_COUNT = _t(gettext_noop("%(text)s has no count: write it as '1 %(name)s'"))
-NAME_TOO_LONG = _t(gettext_noop("a card name is at most %(most)s characters"))
-LIST_UNREADABLE = _t(gettext_noop("the list could not be read (%(error)s)"))
-LIST_NOT_TEXT = _t(gettext_noop("the list is not text"))
-TOO_MANY_LINES = _t(gettext_noop("the list has more than %(most)s lines"))
+COUNT_DIGITS = template(
+    "decklist.count_digits",
+    gettext_noop("the count %(count)s must be written with the digits 0-9"),
+)
+COUNT_TOO_BIG = template(
+    "decklist.count_too_big", gettext_noop("a count of %(count)s is more than %(most)s")
+)
+COUNT_ZERO = template(
+    "decklist.count_zero", gettext_noop("a count of 0: leave the card out instead")
+)
+COUNT_UNREADABLE = template("decklist.count_unreadable", gettext_noop("the count cannot be read"))
+NO_NAME = template("decklist.no_name", gettext_noop("the line has a count but no card name"))
+NO_COUNT = template(
+    "decklist.no_count", gettext_noop("%(text)s has no count: write it as '1 %(name)s'")
+)
+NAME_TOO_LONG = template(
+    "decklist.name_too_long", gettext_noop("a card name is at most %(most)s characters")
+)
+LIST_UNREADABLE = template(
+    "decklist.list_unreadable", gettext_noop("the list could not be read (%(error)s)")
+)
+LIST_NOT_TEXT = template("decklist.list_not_text", gettext_noop("the list is not text"))
+TOO_MANY_LINES = template(
+    "decklist.too_many_lines", gettext_noop("the list has more than %(most)s lines")
+)
 
 # Reading MTGO's .dek.
-DEK_UNREADABLE = _t(gettext_noop("the .dek file could not be read (%(error)s)"))
-DEK_NOT_TEXT = _t(gettext_noop("the .dek file is not text"))
-DEK_NO_NAME = _t(gettext_noop("a card without a name"))
-DEK_NO_QUANTITY = _t(gettext_noop("%(name)s has no quantity"))
-DEK_QUANTITY = _t(gettext_noop("the quantity %(quantity)s of %(name)s is not a number"))
-DEK_QUANTITY_UNREADABLE = _t(gettext_noop("the quantity cannot be read"))
-DEK_TOO_MANY = _t(gettext_noop("the .dek file has more than %(most)s cards"))
-DEK_ENTITIES = _t(gettext_noop("the .dek file declares a DOCTYPE or entities: not accepted"))
-DEK_NOT_XML = _t(gettext_noop("the .dek file is not well-formed XML (line %(line)s): %(error)s"))
-DEK_NOT_DEK = _t(gettext_noop("the file is not an MTGO .dek file (no <Deck>)"))
+DEK_UNREADABLE = template(
+    "decklist.dek_unreadable", gettext_noop("the .dek file could not be read (%(error)s)")
+)
+DEK_NOT_TEXT = template("decklist.dek_not_text", gettext_noop("the .dek file is not text"))
+DEK_NO_NAME = template("decklist.dek_no_name", gettext_noop("a card without a name"))
+DEK_NO_QUANTITY = template("decklist.dek_no_quantity", gettext_noop("%(name)s has no quantity"))
+DEK_QUANTITY = template(
+    "decklist.dek_quantity",
+    gettext_noop("the quantity %(quantity)s of %(name)s is not a number"),
+)
+DEK_QUANTITY_UNREADABLE = template(
+    "decklist.dek_quantity_unreadable", gettext_noop("the quantity cannot be read")
+)
+DEK_TOO_MANY = template(
+    "decklist.dek_too_many", gettext_noop("the .dek file has more than %(most)s cards")
+)
+DEK_ENTITIES = template(
+    "decklist.dek_entities",
+    gettext_noop("the .dek file declares a DOCTYPE or entities: not accepted"),
+)
+DEK_NOT_XML = template(
+    "decklist.dek_not_xml",
+    gettext_noop("the .dek file is not well-formed XML (line %(line)s): %(error)s"),
+)
+DEK_NOT_DEK = template(
+    "decklist.dek_not_dek", gettext_noop("the file is not an MTGO .dek file (no <Deck>)")
+)
 
 # Checking against the format and the card data.
-NOT_A_CARD = _t(gettext_noop("'%(name)s' is not a card"))
-NOT_A_CARD_HINT = _t(gettext_noop("'%(name)s' is not a card; did you mean %(suggestion)s?"))
-BANNED = _t(gettext_noop("%(name)s is banned in %(format)s"))
-RESTRICTED = _t(
-    gettext_noop("%(name)s is restricted in %(format)s: at most 1 copy, the list has %(count)s")
+NOT_A_CARD = template("decklist.not_a_card", gettext_noop("'%(name)s' is not a card"))
+NOT_A_CARD_HINT = template(
+    "decklist.not_a_card_hint",
+    gettext_noop("'%(name)s' is not a card; did you mean %(suggestion)s?"),
 )
-NOT_LEGAL = _t(gettext_noop("%(name)s is not legal in %(format)s"))
-TOO_MANY_COPIES = ngettext(
-    "%(count)s copy of %(name)s (main deck and sideboard): at most %(most)s allowed",
-    "%(count)s copies of %(name)s (main deck and sideboard): at most %(most)s allowed",
-    "count",
+BANNED = template("decklist.banned", gettext_noop("%(name)s is banned in %(format)s"))
+RESTRICTED = template(
+    "decklist.restricted",
+    gettext_noop("%(name)s is restricted in %(format)s: at most 1 copy, the list has %(count)s"),
 )
-MAIN_TOO_SMALL = ngettext(
-    "the main deck has %(count)s card: at least %(least)s are needed",
-    "the main deck has %(count)s cards: at least %(least)s are needed",
-    "count",
+NOT_LEGAL = template("decklist.not_legal", gettext_noop("%(name)s is not legal in %(format)s"))
+TOO_MANY_COPIES = template(
+    "decklist.too_many_copies",
+    ngettext(
+        "%(count)s copy of %(name)s (main deck and sideboard): at most %(most)s allowed",
+        "%(count)s copies of %(name)s (main deck and sideboard): at most %(most)s allowed",
+        "count",
+    ),
 )
-SIDE_TOO_BIG = ngettext(
-    "the sideboard has %(count)s card: at most %(most)s are allowed",
-    "the sideboard has %(count)s cards: at most %(most)s are allowed",
-    "count",
+MAIN_TOO_SMALL = template(
+    "decklist.main_too_small",
+    ngettext(
+        "the main deck has %(count)s card: at least %(least)s are needed",
+        "the main deck has %(count)s cards: at least %(least)s are needed",
+        "count",
+    ),
 )
-
-# The placeholders that hold another problem's text (translated in turn), and those
-# that hold a number.
-NESTED = frozenset({"problem"})
-NUMBERS = frozenset({"line", "most", "least"})
-
-# Every template, the most specific first: a text is read back into the first that
-# matches it whole.
-TEMPLATES: tuple[Template, ...] = (
-    LINE,
-    DEK_FILE,
-    NOT_A_CARD_HINT,
-    NOT_A_CARD,
-    BANNED,
-    RESTRICTED,
-    NOT_LEGAL,
-    TOO_MANY_COPIES,
-    MAIN_TOO_SMALL,
-    SIDE_TOO_BIG,
-    COUNT_DIGITS,
-    COUNT_TOO_BIG,
-    COUNT_ZERO,
-    COUNT_UNREADABLE,
-    NO_NAME,
-    NO_COUNT,
-    NAME_TOO_LONG,
-    LIST_UNREADABLE,
-    LIST_NOT_TEXT,
-    TOO_MANY_LINES,
-    DEK_UNREADABLE,
-    DEK_NOT_TEXT,
-    DEK_NO_NAME,
-    DEK_NO_QUANTITY,
-    DEK_QUANTITY,
-    DEK_QUANTITY_UNREADABLE,
-    DEK_TOO_MANY,
-    DEK_ENTITIES,
-    DEK_NOT_XML,
-    DEK_NOT_DEK,
+SIDE_TOO_BIG = template(
+    "decklist.side_too_big",
+    ngettext(
+        "the sideboard has %(count)s card: at most %(most)s are allowed",
+        "the sideboard has %(count)s cards: at most %(most)s are allowed",
+        "count",
+    ),
 )
 
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-
-
-def _pattern(form: str) -> re.Pattern[str]:
-    parts: list[str] = []
-    end = 0
-    for found in _PLACEHOLDER.finditer(form):
-        parts.append(re.escape(form[end : found.start()]))
-        key = found[1]
-        parts.append(rf"(?P<{key}>\d+)" if key in NUMBERS else rf"(?P<{key}>.+?)")
-        end = found.end()
-    parts.append(re.escape(form[end:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-_PATTERNS = [(t, _pattern(form)) for t in TEMPLATES for form in t.forms()]
-
-
-def problem_text(template: Template, **values: Any) -> str:
-    """The problem's English text."""
-    return template.english(values)
-
-
-def read(text: str) -> tuple[Template, dict[str, Any]] | None:
-    """The template and values `text` was made from (the counts as numbers), or None
-    for a text no template makes (stored by an older version, say)."""
-    for template, pattern in _PATTERNS:
-        found = pattern.fullmatch(text)
-        if found is None:
-            continue
-        values: dict[str, Any] = dict(found.groupdict())
-        for key in NUMBERS & values.keys():
-            values[key] = int(values[key])
-        if template.count:
-            if not str(values[template.count]).isdigit():
-                continue
-            values[template.count] = int(values[template.count])
-        return template, values
-    return None
+# A list refused whole (nothing in it could be registered): shown at once in the
+# request's language, and stored when a list checked again is refused (the rules or the
+# card data changed, a backup restored): tournaments.services.decklists.ListRefused.
+LIST_EMPTY = template(
+    "decklist.list_empty",
+    gettext_noop("The list is empty: paste your list, or choose a .txt or .dek file."),
+)
+LIST_TOO_LONG = template(
+    "decklist.list_too_long",
+    gettext_noop(
+        "The list is longer than %(most)s kB: a decklist is at most 250 lines. Paste only the list."
+    ),
+)
+DEK_NO_CARDS = template("decklist.dek_no_cards", gettext_noop("it holds no cards"))

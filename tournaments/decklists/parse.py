@@ -19,8 +19,8 @@ import unicodedata
 from xml.parsers import expat
 
 from tournaments.decklists import messages as m
-from tournaments.decklists.messages import problem_text
 from tournaments.decklists.types import Line, Parsed, Problem, Section
+from tournaments.messages import Message
 
 MAX_LINES = 250
 MAX_COUNT = 250
@@ -103,17 +103,17 @@ def _quote(text: str, limit: int = 60) -> str:
     return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 1]}\u2026'"
 
 
-def _read_count(raw: str) -> tuple[int | None, str | None]:
+def _read_count(raw: str) -> tuple[int | None, Message | None]:
     """The count as a number, or the problem with it."""
     if not raw.isascii():
-        return None, problem_text(m.COUNT_DIGITS, count=_quote(raw))
+        return None, m.COUNT_DIGITS(count=_quote(raw))
     if len(raw.lstrip("0")) > 3:  # no int() of a thousand-digit string
-        return None, problem_text(m.COUNT_TOO_BIG, count=_quote(raw, 12), most=MAX_COUNT)
+        return None, m.COUNT_TOO_BIG(count=_quote(raw, 12), most=MAX_COUNT)
     count = int(raw)
     if count == 0:
-        return None, problem_text(m.COUNT_ZERO)
+        return None, m.COUNT_ZERO()
     if count > MAX_COUNT:
-        return None, problem_text(m.COUNT_TOO_BIG, count=count, most=MAX_COUNT)
+        return None, m.COUNT_TOO_BIG(count=count, most=MAX_COUNT)
     return count, None
 
 
@@ -121,17 +121,17 @@ def _card_line(number: int, text: str, section: Section) -> tuple[Line | None, P
     """One "4 Lightning Bolt" line, read or refused."""
     match = _COUNTED.match(text)
     if match is None and _COUNT_ONLY.match(text):
-        return None, Problem(number, problem_text(m.NO_NAME))
+        return None, Problem(number, m.NO_NAME())
     if match is None:
-        return None, Problem(number, problem_text(m.NO_COUNT, text=_quote(text), name=text[:60]))
+        return None, Problem(number, m.NO_COUNT(text=_quote(text), name=text[:60]))
     count, why = _read_count(match["count"])
     if count is None:
-        return None, Problem(number, why or problem_text(m.COUNT_UNREADABLE))
+        return None, Problem(number, why or m.COUNT_UNREADABLE())
     name = _FOIL.sub("", _PRINTING.sub("", " " + match["name"])).strip()
     if not name:
-        return None, Problem(number, problem_text(m.NO_NAME))
+        return None, Problem(number, m.NO_NAME())
     if len(name) > MAX_NAME:
-        return None, Problem(number, problem_text(m.NAME_TOO_LONG, most=MAX_NAME))
+        return None, Problem(number, m.NAME_TOO_LONG(most=MAX_NAME))
     return Line(number, count, name, section), None
 
 
@@ -154,18 +154,16 @@ def parse_decklist(text: str) -> Parsed:
     try:
         return _parse_text(text)
     except Exception as error:  # a defect here must not cost the player their page
-        return Parsed(
-            problems=(Problem(None, problem_text(m.LIST_UNREADABLE, error=type(error).__name__)),)
-        )
+        return Parsed(problems=(Problem(None, m.LIST_UNREADABLE(error=type(error).__name__)),))
 
 
 def _parse_text(text: str) -> Parsed:
     if not isinstance(text, str):
-        return Parsed(problems=(Problem(None, problem_text(m.LIST_NOT_TEXT)),))
+        return Parsed(problems=(Problem(None, m.LIST_NOT_TEXT()),))
     text = text.lstrip("\ufeff").rstrip()
     lines = _NEWLINES.split(text) if text else []
     if len(lines) > MAX_LINES:
-        return Parsed(problems=(Problem(None, problem_text(m.TOO_MANY_LINES, most=MAX_LINES)),))
+        return Parsed(problems=(Problem(None, m.TOO_MANY_LINES(most=MAX_LINES)),))
     blank_starts_side = not _has_sideboard_marker(lines)
     section: Section = "main"
     ignoring = False  # inside Arena's "About" block (the deck's name)
@@ -217,14 +215,12 @@ def parse_dek(xml_text: str) -> Parsed:
     try:
         return _parse_dek(xml_text)
     except Exception as error:
-        return Parsed(
-            problems=(Problem(None, problem_text(m.DEK_UNREADABLE, error=type(error).__name__)),)
-        )
+        return Parsed(problems=(Problem(None, m.DEK_UNREADABLE(error=type(error).__name__)),))
 
 
 def _parse_dek(xml_text: str) -> Parsed:
     if not isinstance(xml_text, str):
-        return Parsed(problems=(Problem(None, problem_text(m.DEK_NOT_TEXT)),))
+        return Parsed(problems=(Problem(None, m.DEK_NOT_TEXT()),))
     main: list[Line] = []
     side: list[Line] = []
     problems: list[Problem] = []
@@ -251,25 +247,25 @@ def _parse_dek(xml_text: str) -> Parsed:
             "side" if (attributes.get("Sideboard") or "").strip().lower() == "true" else "main"
         )
         if not name:
-            problems.append(Problem(number, problem_text(m.DEK_NO_NAME)))
+            problems.append(Problem(number, m.DEK_NO_NAME()))
             return
         if not quantity:
-            problems.append(Problem(number, problem_text(m.DEK_NO_QUANTITY, name=_quote(name))))
+            problems.append(Problem(number, m.DEK_NO_QUANTITY(name=_quote(name))))
             return
         if not quantity.isdigit():
             problems.append(
                 Problem(
                     number,
-                    problem_text(m.DEK_QUANTITY, quantity=_quote(quantity), name=_quote(name)),
+                    m.DEK_QUANTITY(quantity=_quote(quantity), name=_quote(name)),
                 )
             )
             return
         count, why = _read_count(quantity)
         if count is None:
-            problems.append(Problem(number, why or problem_text(m.DEK_QUANTITY_UNREADABLE)))
+            problems.append(Problem(number, why or m.DEK_QUANTITY_UNREADABLE()))
             return
         if len(name) > MAX_NAME:
-            problems.append(Problem(number, problem_text(m.NAME_TOO_LONG, most=MAX_NAME)))
+            problems.append(Problem(number, m.NAME_TOO_LONG(most=MAX_NAME)))
             return
         (main if section == "main" else side).append(Line(number, count, name, section))
 
@@ -281,19 +277,17 @@ def _parse_dek(xml_text: str) -> Parsed:
         parser.Parse(xml_text.lstrip("\ufeff"), True)
     except _Refused as refused:
         if refused.args == ("too many",):
-            return Parsed(problems=(Problem(None, problem_text(m.DEK_TOO_MANY, most=MAX_LINES)),))
-        return Parsed(problems=(Problem(None, problem_text(m.DEK_ENTITIES)),))
+            return Parsed(problems=(Problem(None, m.DEK_TOO_MANY(most=MAX_LINES)),))
+        return Parsed(problems=(Problem(None, m.DEK_ENTITIES()),))
     except expat.ExpatError as error:
         return Parsed(
             problems=(
                 Problem(
                     None,
-                    problem_text(
-                        m.DEK_NOT_XML, line=error.lineno, error=expat.ErrorString(error.code)
-                    ),
+                    m.DEK_NOT_XML(line=error.lineno, error=expat.ErrorString(error.code)),
                 ),
             )
         )
     if root != ["Deck"]:
-        return Parsed(problems=(Problem(None, problem_text(m.DEK_NOT_DEK)),))
+        return Parsed(problems=(Problem(None, m.DEK_NOT_DEK()),))
     return Parsed(tuple(main), tuple(side), tuple(problems))

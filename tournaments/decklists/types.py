@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from tournaments.decklists.messages import LINE, problem_text
+from tournaments.decklists.messages import LINE
+from tournaments.messages import Message
 
 Section = Literal["main", "side"]
 
@@ -28,12 +29,16 @@ class Problem:
     deck has 58 cards: at least 60 are needed")."""
 
     line: int | None
-    message: str
+    message: Message
 
-    def __str__(self) -> str:
+    def said(self) -> Message:
+        """The problem as stored and shown: naming its line, when it has one."""
         if self.line is None:
             return self.message
-        return problem_text(LINE, line=self.line, problem=self.message)
+        return LINE(line=self.line, problem=self.message)
+
+    def __str__(self) -> str:
+        return self.said().english()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ published the lists, and then only the top cut's (domain.decklist_top_cut).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,13 +16,15 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import dateformat
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import pgettext
 
-from tournaments.decklists import messages
+from tournaments.decklists import messages as decklist_messages
 from tournaments.decklists.check import deck_check_order
 from tournaments.decklists.parse import card_key
 from tournaments.decklists.types import CardLookup, Line
 from tournaments.domain import decklist_top_cut, decklists_locked
+from tournaments.labels import spoken
+from tournaments.messages import Message
 from tournaments.models import Card, DeckFormat, Decklist, Entry, Player, Tournament
 from tournaments.pages.event import display_names
 
@@ -69,23 +72,32 @@ def deadline_text(t: Tournament) -> str:
     return _("until round 1 is paired")
 
 
-def shown_problem(text: str) -> str:
-    """A problem the checks found (stored in English: Decklist.problems) in the reader's
-    language: read back into its template and values (tournaments.decklists.messages)
-    and translated; a text no template makes, as stored."""
-    found = messages.read(text)
-    if found is None:
-        return text
-    template, values = found
-    for key in messages.NESTED & values.keys():
-        values[key] = shown_problem(values[key])
-    if template.plural is not None:
-        return ngettext(template.singular, template.plural, values[template.count]) % values
-    return _(template.singular) % values
+def stored_problem(stored: Any) -> Message:
+    """A stored problem (Decklist.problems: a Message's data) as its Message. Anything
+    else (data a newer version wrote, a code no template has) is said as it is stored,
+    so that a page never fails on it."""
+    if isinstance(stored, Mapping):
+        try:
+            message = Message.from_data(stored)
+            message.english()  # every code known, every placeholder given
+        except (LookupError, KeyError, TypeError, ValueError):
+            return decklist_messages.STORED_TEXT(text=str(dict(stored)))
+        return message
+    return decklist_messages.STORED_TEXT(text=str(stored))
 
 
-def shown_problems(problems: list[str]) -> list[str]:
+def shown_problem(stored: Any) -> str:
+    """A stored problem in the reader's language (the active one)."""
+    return spoken(stored_problem(stored))
+
+
+def shown_problems(problems: list[Any]) -> list[str]:
     return [shown_problem(p) for p in problems]
+
+
+def english_problems(problems: list[Any]) -> list[str]:
+    """The stored problems in English, as the organizer's export writes them."""
+    return [stored_problem(p).english() for p in problems]
 
 
 def cards_loaded() -> bool:
@@ -339,7 +351,7 @@ def export_json(t: Tournament) -> dict[str, Any]:
                 "sideboard": _card_lines(d.side),
                 "legal": d.legal,
                 "names_checked": d.names_checked,
-                "problems": list(d.problems),
+                "problems": english_problems(d.problems),
                 "submitted_at": d.submitted_at.isoformat(),
                 "updated_at": d.updated_at.isoformat(),
                 "text": d.text,

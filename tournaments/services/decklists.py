@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import OperationalError, transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -40,8 +40,9 @@ from tournaments.decklists.check import check_decklist
 from tournaments.decklists.parse import card_key, parse_decklist, parse_dek
 from tournaments.decklists.types import CardLookup, Line, Parsed
 from tournaments.domain import decklists_locked
+from tournaments.labels import spoken
+from tournaments.messages import Message
 from tournaments.models import AuditAction, DeckFormat, Decklist, Entry, Player, Tournament
-from tournaments.pages.decklists import shown_problem
 from tournaments.permissions import can_judge
 from tournaments.services.cards import card_lookup
 from tournaments.services.reports import _shared
@@ -74,7 +75,7 @@ class Checked:
     text: str
     main: list[list[Any]]
     side: list[list[Any]]
-    problems: list[str]
+    problems: list[dict[str, Any]]  # each a Message's data (Decklist.problems)
     legal: bool
     names_checked: bool
 
@@ -143,55 +144,54 @@ def _named(lines: tuple[Line, ...], cards: CardLookup | None) -> list[list[Any]]
     return out
 
 
+class ListRefused(ServiceError):
+    """A list nothing in it could be registered from. Its text (the request's language) is
+    said at once; `problems` (Messages) are stored when a list already registered is
+    checked again and refused (recheck, a backup's restore)."""
+
+    def __init__(self, said: str, problems: list[Message]) -> None:
+        super().__init__(said)
+        self.problems = problems
+
+
 def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Checked:
     """Parse (the text forms, or a .dek's XML) and check a list. Refused only when
     nothing in it could be read at all; any other problem is stored with the list."""
     if len(text.encode("utf-8", errors="replace")) > MAX_UPLOAD_BYTES:
-        raise ServiceError(
-            _(
-                "The list is longer than %(most)s kB: a decklist is at most 250 lines. "
-                "Paste only the list."
-            )
-            % {"most": MAX_UPLOAD_BYTES // 1024}
-        )
+        too_long = messages.LIST_TOO_LONG(most=MAX_UPLOAD_BYTES // 1024)
+        raise ListRefused(spoken(too_long), [too_long])
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise ServiceError(_(EMPTY))
-    before: list[str] = []
+        raise ListRefused(_(EMPTY), [messages.LIST_EMPTY()])
+    before: list[Message] = []
     if _is_dek(text):
         dek = parse_dek(text)  # never raises: what it cannot read is a problem
         if not dek.main and not dek.side:
-            why = "; ".join(shown_problem(str(p)) for p in dek.problems[:3]) or _(
-                "it holds no cards"
-            )
-            raise ServiceError(
-                _(
-                    "This .dek file could not be used (%(why)s): export the deck from MTGO "
-                    "again, or paste the list as text."
-                )
-                % {"why": why}
-            )
-        # Stored, so English (a page translates it: pages.decklists.shown_problem).
-        before = [messages.problem_text(messages.DEK_FILE, problem=str(p)) for p in dek.problems]
+            why = [p.said() for p in dek.problems] or [messages.DEK_NO_CARDS()]
+            said = _(
+                "This .dek file could not be used (%(why)s): export the deck from MTGO "
+                "again, or paste the list as text."
+            ) % {"why": "; ".join(spoken(p) for p in why[:3])}
+            raise ListRefused(said, [messages.DEK_FILE(problem=p) for p in why])
+        before = [messages.DEK_FILE(problem=p.said()) for p in dek.problems]
         text = _as_text(dek)
     parsed = parse_decklist(text)
     if not parsed.main and not parsed.side:
         # Nothing to register: the reason (too many lines, unreadable lines) is the answer.
         if not parsed.problems:
-            raise ServiceError(_(EMPTY))
-        shown = "; ".join(shown_problem(str(p)) for p in parsed.problems[:3])
-        if len(parsed.problems) > 3:
-            raise ServiceError(
-                _("No card could be read from this list: %(problems)s (and %(more)s more).")
-                % {"problems": shown, "more": len(parsed.problems) - 3}
-            )
-        raise ServiceError(
-            _("No card could be read from this list: %(problems)s.") % {"problems": shown}
-        )
-    problems = [*before, *(str(p) for p in parsed.problems)]
+            raise ListRefused(_(EMPTY), [messages.LIST_EMPTY()])
+        found = [p.said() for p in parsed.problems]
+        shown = "; ".join(spoken(p) for p in found[:3])
+        if len(found) > 3:
+            said = _("No card could be read from this list: %(problems)s (and %(more)s more).")
+            raise ListRefused(said % {"problems": shown, "more": len(found) - 3}, found)
+        said = _("No card could be read from this list: %(problems)s.")
+        raise ListRefused(said % {"problems": shown}, found)
+    found = [*before, *(p.said() for p in parsed.problems)]
     for p in check_decklist(parsed, deck_format=deck_format, cards=cards):
-        if str(p) not in problems:
-            problems.append(str(p))
+        if p.said() not in found:
+            found.append(p.said())
+    problems = [p.data() for p in found]
     return Checked(
         text=text.strip("\n") + "\n",
         main=_named(parsed.main, cards),
@@ -200,6 +200,17 @@ def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Chec
         legal=not problems,
         names_checked=cards is not None,
     )
+
+
+def refused_fields(text: str, refused: ServiceError, *, names_checked: bool) -> dict[str, Any]:
+    """A registered list checked again and refused whole (recheck, a backup's restore): no
+    cards, and why, as data."""
+    why = (
+        refused.problems
+        if isinstance(refused, ListRefused)
+        else [messages.STORED_TEXT(text=str(refused))]
+    )
+    return Checked(text, [], [], [p.data() for p in why], False, names_checked).fields()
 
 
 # --- Writing ------------------------------------------------------------------------------
@@ -339,12 +350,12 @@ def recheck(w: Write, cards: CardLookup | None) -> int:
     changed: list[Decklist] = []
     for row in rows:
         try:
-            # Refusals become a stored problem: English, whoever set the rules.
-            with translation.override("en"):
-                checked = check_text(row.text, deck_format=w.tournament.deck_format, cards=cards)
+            fields = check_text(
+                row.text, deck_format=w.tournament.deck_format, cards=cards
+            ).fields()
         except ServiceError as exc:
-            checked = Checked(row.text, [], [], [str(exc)], False, cards is not None)
-        fields = checked.fields()
+            # Stored as data, said in each reader's language.
+            fields = refused_fields(row.text, exc, names_checked=cards is not None)
         if any(getattr(row, k) != v for k, v in fields.items()):
             for k, v in fields.items():
                 setattr(row, k, v)

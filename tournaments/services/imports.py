@@ -351,7 +351,7 @@ def _restore_decklists(t: Tournament, event: dict[str, Any], players: dict[str, 
     """The decklists' settings and each player's list as submitted, checked again here
     (this installation's card data may differ from the one that made the backup)."""
     from tournaments.services.cards import card_lookup
-    from tournaments.services.decklists import check_text
+    from tournaments.services.decklists import check_text, refused_fields
 
     if not event.get("deck_format"):
         return
@@ -371,8 +371,7 @@ def _restore_decklists(t: Tournament, event: dict[str, Any], players: dict[str, 
         try:
             fields = check_text(row["text"], deck_format=t.deck_format, cards=cards).fields()
         except ServiceError as exc:
-            fields = {"text": row["text"], "main": [], "side": [], "problems": [str(exc)],
-                      "legal": False, "names_checked": cards is not None}  # fmt: skip
+            fields = refused_fields(row["text"], exc, names_checked=cards is not None)
         rows.append(
             Decklist(
                 player=players[ext],
