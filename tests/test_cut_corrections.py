@@ -219,8 +219,7 @@ def test_keep_is_audited_and_remembered_until_a_further_correction(
     again = cut_check(t)
     assert again is not None and again["correction"]["table"] == 3
     assert any(
-        seed_change_english(c["message"]).startswith("Player 06 (seed 3)")
-        for c in again["changes"]
+        seed_change_english(c["message"]).startswith("Player 06 (seed 3)") for c in again["changes"]
     )
 
 
