@@ -14,6 +14,7 @@ from tests.helpers import paired_doc
 from tournaments import services
 from tournaments.models import Match, Round, Tournament
 from tournaments.pages.projector import PAGE_TURN_MS, projector
+from tournaments.rules import RoundName
 from tournaments.services import import_document
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +38,7 @@ def test_an_open_round_shows_every_seated_player_by_name_with_table_and_opponent
     event: Tournament,
 ) -> None:
     data = projector(event)
-    assert data["mode"] == "pairings" and data["round_label"] == "Round 3"
+    assert data["mode"] == "pairings" and data["round_label"] == RoundName(3)
     assert [(r.name, r.table, r.opponent) for r in data["pairings"]] == [
         ("Ana Souza", 1, "Cleo Park"),
         ("Cleo Park", 1, "Ana Souza"),

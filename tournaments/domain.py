@@ -24,6 +24,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from scoring.engine.ranking import draw_key
 from scoring.models import Standing
+from tournaments.messages import Message
 from tournaments.models import (
     AuditAction,
     AuditEntry,
@@ -46,7 +47,17 @@ from tournaments.pairing.bracket import (
     bracket_of,
     seed_changes,
 )
-from tournaments.rules import SWISS_SYSTEMS, SWISS_TIEBREAK_ORDER, ordinal, playoff_name
+from tournaments.rules import (
+    CUT_ENTERS,
+    CUT_ENTERS_UNSCORED,
+    CUT_MOVES,
+    CUT_OUT,
+    CUT_OUT_UNRANKED,
+    SWISS_SYSTEMS,
+    SWISS_TIEBREAK_ORDER,
+    RoundName,
+    playoff_name,
+)
 
 # --- Rounds -------------------------------------------------------------------------------
 
@@ -94,38 +105,28 @@ def missing_results(round_: Round) -> int:
     ).count()
 
 
-def round_label(round_: Round | None) -> str:
-    """ "Round 4", or for the top cut its name: "Quarterfinals", "Semifinals", "Final"."""
+def round_label(round_: Round | None) -> RoundName | None:
+    """A round's name as data: Swiss "Round 4", or in the top cut by its size
+    ("Quarterfinals", "Semifinals", "Final"); said where it is shown."""
     if round_ is None:
-        return ""
+        return None
     if round_.playoff:
-        return playoff_name(round_.matches.count())
-    return f"Round {round_.number}"
+        return RoundName.playoff(round_.matches.count(), round_.number)
+    return RoundName(round_.number)
 
 
-def round_phrase(round_: Round) -> str:
-    """A round as a sentence names it: "round 4", or in the top cut "the Semifinals"."""
-    return f"the {round_label(round_)}" if round_.playoff else f"round {round_.number}"
-
-
-def is_plural(phrase: str) -> bool:
-    """ "the Semifinals are paired", "the Final is paired", "round 4 is paired"."""
-    return phrase.endswith("finals")
-
-
-def playoff_names(t: Tournament) -> dict[int, str]:
-    """Round number -> name of each playoff round of the event ("Final"): one query."""
+def playoff_names(t: Tournament) -> dict[int, RoundName]:
+    """Round number -> name of each playoff round of the event: one query."""
     rounds = t.rounds.filter(playoff=True).annotate(n=Count("matches"))
-    return {number: playoff_name(n) for number, n in rounds.values_list("number", "n")}
+    return {number: RoundName.playoff(n, number) for number, n in rounds.values_list("number", "n")}
 
 
-def after_round_text(number: int | None, playoff: Mapping[int, str]) -> str:
-    """What the standings are "after": "round 5", "the Semifinals"; "" before any result.
+def after_round_text(number: int | None, playoff: Mapping[int, RoundName]) -> RoundName | None:
+    """What the standings are "after": round 5, the Semifinals; None before any result.
     `playoff`: the event's `playoff_names`."""
     if not number:
-        return ""
-    name = playoff.get(number)
-    return f"the {name}" if name else f"round {number}"
+        return None
+    return playoff.get(number) or RoundName(number)
 
 
 # --- Players' reports: what a report may still change -------------------------------------
@@ -383,7 +384,7 @@ def cut_state(t: Tournament) -> dict[str, Any] | None:
 
     Keys: "slug", "size"; "seeds" (seed -> player id) and "order" (player ids in the
     current Swiss order, as far as it matters for the cut); "changes" (one dict per
-    SeedChange, with its sentence as "text"); "playoff_result" (a playoff match has a
+    SeedChange, with its sentence as "message", a Message); "playoff_result" (a playoff match has a
     result, so re-seeding is refused) and "reseed_blocked" (why re-seeding is refused,
     or None); "seen" (a short token of these changes, which the choices send back so
     that a decision applies to what the organizer saw); "fingerprint" (the changes as a
@@ -470,7 +471,7 @@ def cut_state(t: Tournament) -> dict[str, Any] | None:
                 "place": c.place,
                 "new_seed": c.new_seed,
                 "kind": c.kind,
-                "text": change_text(c, names.get(c.player, c.player), points.get(c.player)),
+                "message": change_message(c, names.get(c.player, c.player), points.get(c.player)),
             }
             for c in changes
         ],
@@ -489,22 +490,20 @@ def seen_token(fingerprint: Sequence[Sequence[Any]]) -> str:
     return hashlib.sha256(json.dumps(fingerprint).encode()).hexdigest()[:16]
 
 
-def change_text(change: SeedChange, name: str, points: Decimal | None) -> str:
-    """One change as the organizer reads it."""
+def change_message(change: SeedChange, name: str, points: Decimal | None) -> Message:
+    """One change as the organizer reads it: data (the name a parameter, never parsed),
+    said where it is shown (labels.seed_change_text), stored as data in the audit."""
     if change.kind == "in":
-        pts = f"{_points_text(points)} points, " if points is not None else ""
-        return f"{name} ({pts}now {_placed(change.place)}) would enter as seed {change.new_seed}"
+        if points is None:
+            return CUT_ENTERS_UNSCORED(name=name, place=change.place, new_seed=change.new_seed)
+        return CUT_ENTERS(
+            name=name, points=_points_text(points), place=change.place, new_seed=change.new_seed
+        )
     if change.kind == "out":
         if change.place is None:
-            return f"{name} (seed {change.seed}) is no longer ranked: out of the cut"
-        return f"{name} (seed {change.seed}) would now be {_placed(change.place)}: out of the cut"
-    return (
-        f"{name} (seed {change.seed}) would now be {_placed(change.place)}: seed {change.new_seed}"
-    )
-
-
-def _placed(n: int | None) -> str:
-    return "unranked" if n is None else ordinal(n)
+            return CUT_OUT_UNRANKED(name=name, seed=change.seed)
+        return CUT_OUT(name=name, seed=change.seed, place=change.place)
+    return CUT_MOVES(name=name, seed=change.seed, place=change.place, new_seed=change.new_seed)
 
 
 def _points_text(points: Decimal) -> str:

@@ -149,3 +149,20 @@ def spoken(message: object) -> str:
     if not isinstance(message, Message):
         return str(message)
     return message.render(gettext, ngettext)
+
+
+def seed_change_text(message: Message) -> str:
+    """A change to the top cut's seeds (rules.CUT_CHANGES) in the reader's language: its
+    "place" (a number) written as the language writes a place, then said."""
+    params = dict(message.params)
+    if params.get("place") is not None:
+        params["place"] = ordinal_text(int(params["place"]))
+    return spoken(Message(message.code, params))
+
+
+def seed_change_english(message: Message) -> str:
+    """The same change in English (the audit's summary line, the exports)."""
+    params = dict(message.params)
+    if params.get("place") is not None:
+        params["place"] = ordinal(int(params["place"]))
+    return Message(message.code, params).english()

@@ -7,6 +7,7 @@ the pairing engines read these; nothing here reads the database).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 # shared/spec/scoring.md sections 1, 2 and 2b: the three Magic presets share the Swiss
@@ -28,10 +29,6 @@ BEST_OF = (1, 3)
 TOP_CUT_SIZES = (2, 4, 8)
 TOP_CUT_CHOICES = (0, *TOP_CUT_SIZES)
 
-# Playoff round names by the number of matches in the round.
-PLAYOFF_NAMES = {4: "Quarterfinals", 2: "Semifinals", 1: "Final"}
-
-
 # The Swiss tiebreakers in the order they break ties after match points, under the keys
 # the stored standings use (shared/spec/scoring.md s.1: OMW%, then GW%, then OGW%; the
 # same for mtr, dci and melee).
@@ -39,7 +36,88 @@ SWISS_TIEBREAK_ORDER = ("omw", "gw", "ogw")
 
 
 def playoff_name(matches: int) -> str:
-    return PLAYOFF_NAMES.get(matches, f"Round of {2 * matches}")
+    """A playoff round's name in English (the exports', the logs'): `RoundName`'s."""
+    return RoundName.playoff(matches).message().english()
+
+
+# A round's name and what the standings are "after", as messages: whole in each language,
+# the catalogue's msgids shared with the pages that said them before (issue 36).
+ROUND_NUMBER = template("round.number", gettext_noop("Round %(number)s"))
+ROUND_OF = template("round.of", gettext_noop("Round of %(players)s"))
+QUARTERFINALS = template("round.quarterfinals", gettext_noop("Quarterfinals"))
+SEMIFINALS = template("round.semifinals", gettext_noop("Semifinals"))
+FINAL = template("round.final", gettext_noop("Final"))
+AFTER_ROUND = template("after.round", gettext_noop("After round %(number)s"))
+AFTER_THE = template("after.the", gettext_noop("After the %(round)s"))
+_PLAYOFF_TEMPLATES = {4: QUARTERFINALS, 2: SEMIFINALS, 1: FINAL}
+
+
+@dataclass(frozen=True)
+class RoundName:
+    """A round's name as data: its number and, in the top cut, its number of matches
+    (None for a Swiss round). The read model keeps this, never the English words, so a
+    page says it in its reader's language (tournaments.templatetags.tourney.round_name)
+    and grammar (the Final *is* paired) follows the size, not a word's ending. A round
+    named only by its size (a bracket drawn ahead) has number 0."""
+
+    number: int
+    playoff_matches: int | None = None
+
+    @classmethod
+    def playoff(cls, matches: int, number: int = 0) -> RoundName:
+        return cls(number, matches)
+
+    @property
+    def is_playoff(self) -> bool:
+        return self.playoff_matches is not None
+
+    @property
+    def plural(self) -> bool:
+        """The name is a plural noun: "the Semifinals are", "the Final is", "round 4 is".
+        Every playoff round but the final is named for its several matches."""
+        return self.playoff_matches is not None and self.playoff_matches > 1
+
+    def message(self) -> Message:
+        """ "Round 4", "Round of 16", "Quarterfinals", "Semifinals", "Final"."""
+        if self.playoff_matches is None:
+            return ROUND_NUMBER(number=self.number)
+        named = _PLAYOFF_TEMPLATES.get(self.playoff_matches)
+        return named() if named is not None else ROUND_OF(players=2 * self.playoff_matches)
+
+    def after(self) -> Message:
+        """What the standings are after: "After round 5", "After the Semifinals"."""
+        if self.playoff_matches is None:
+            return AFTER_ROUND(number=self.number)
+        return AFTER_THE(round=self.message())
+
+    def __str__(self) -> str:
+        # English, for the exports and the logs; a page renders `message()` instead.
+        return self.message().english()
+
+
+# A correction after the cut, one change to the seeds (domain.cut_state), as the
+# organizer reads it. "place" is a number, written as a place (labels.ordinal_text) where
+# the message is said; "points" a number already written as text.
+CUT_ENTERS = template(
+    "cut.enters",
+    gettext_noop("%(name)s (%(points)s points, now %(place)s) would enter as seed %(new_seed)s"),
+)
+CUT_ENTERS_UNSCORED = template(
+    "cut.enters_unscored",
+    gettext_noop("%(name)s (now %(place)s) would enter as seed %(new_seed)s"),
+)
+CUT_OUT_UNRANKED = template(
+    "cut.out_unranked",
+    gettext_noop("%(name)s (seed %(seed)s) is no longer ranked: out of the cut"),
+)
+CUT_OUT = template(
+    "cut.out", gettext_noop("%(name)s (seed %(seed)s) would now be %(place)s: out of the cut")
+)
+CUT_MOVES = template(
+    "cut.moves",
+    gettext_noop("%(name)s (seed %(seed)s) would now be %(place)s: seed %(new_seed)s"),
+)
+CUT_CHANGES = (CUT_ENTERS, CUT_ENTERS_UNSCORED, CUT_OUT_UNRANKED, CUT_OUT, CUT_MOVES)
 
 
 # A top cut's finishes (MTR Appendix E ranks the players a playoff round knocks out

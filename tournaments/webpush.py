@@ -41,7 +41,7 @@ from pywebpush import WebPusher
 
 from tournaments import vapid
 from tournaments.models import MatchKind, PushMessage, PushSubscription
-from tournaments.rules import playoff_name
+from tournaments.rules import RoundName
 from tournaments.services import push as outbox
 from tournaments.services.rounds import RoundSentence, say_round
 
@@ -88,29 +88,29 @@ def check_configuration() -> None:
 PAIRED_AT_TABLE: RoundSentence = (
     gettext_noop("Round %(round)s: table %(table)s"),
     {
-        "Quarterfinals": gettext_noop("Quarterfinals: table %(table)s"),
-        "Semifinals": gettext_noop("Semifinals: table %(table)s"),
-        "Final": gettext_noop("Final: table %(table)s"),
+        4: gettext_noop("Quarterfinals: table %(table)s"),
+        2: gettext_noop("Semifinals: table %(table)s"),
+        1: gettext_noop("Final: table %(table)s"),
     },
 )
 PAIRED: RoundSentence = (
     gettext_noop("Round %(round)s"),
     {
-        "Quarterfinals": gettext_noop("Quarterfinals"),
-        "Semifinals": gettext_noop("Semifinals"),
-        "Final": gettext_noop("Final"),
+        4: gettext_noop("Quarterfinals"),
+        2: gettext_noop("Semifinals"),
+        1: gettext_noop("Final"),
     },
 )
 
 
-def playoff_round(facts: dict[str, Any]) -> str:
-    """The English name of the playoff round a pairing's facts are about, from its
-    number of matches ("Semifinals"); "" for a Swiss round, and for a message recorded
-    before the outbox kept that number (it says the round's number, as it did)."""
+def playoff_round(facts: dict[str, Any]) -> RoundName | None:
+    """The name of the playoff round a pairing's facts are about, from its number of
+    matches; None for a Swiss round, and for a message recorded before the outbox kept
+    that number (it says the round's number, as it did)."""
     matches = facts.get("playoff_matches")
     if not facts.get("playoff") or not isinstance(matches, int):
-        return ""
-    return playoff_name(matches)
+        return None
+    return RoundName.playoff(matches, int(facts.get("round") or 0))
 
 
 def words(kind: str, facts: dict[str, Any]) -> tuple[str, str]:

@@ -40,6 +40,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from tournaments import names as name_rules  # `names` is a local name here
+from tournaments.labels import seed_change_text
+from tournaments.messages import Message
 from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, StaffRole, Tournament
 from tournaments.pages.audit_parts import (
     Context,
@@ -58,7 +60,8 @@ from tournaments.pages.floor_audit import deck_check_sentence, extension_sentenc
 from tournaments.pages.penalty_audit import penalty_sentence
 from tournaments.pages.seating_audit import fixed_seat_sentence, restriction_sentence
 from tournaments.parsing import ascii_int
-from tournaments.rules import ordinal, playoff_name, score_text
+from tournaments.rules import RoundName, ordinal, score_text
+from tournaments.templatetags.tourney import round_name
 
 PAGE_SIZE = 200  # a screenful to scan or search in the browser, small enough to stay fast
 # A name fragment that fits more players than this is too vague to filter by usefully (and
@@ -321,7 +324,10 @@ def _remove(r: Record, ctx: Context) -> tuple[Part, ...]:
 def _pair(r: Record, ctx: Context) -> tuple[Part, ...]:
     number, tables = int(r.after["round"]), int(r.after["matches"])
     if r.after["playoff"]:
-        name = _("%(name)s (round %(number)s)") % {"name": playoff_name(tables), "number": number}
+        name = _("%(name)s (round %(number)s)") % {
+            "name": round_name(RoundName.playoff(tables, number)),
+            "number": number,
+        }
     else:
         name = _("Round %(number)s") % {"number": number}
     message = ngettext(
@@ -395,7 +401,7 @@ def _top_cut(r: Record, ctx: Context) -> tuple[Part, ...]:
             "round": r.round,
             "table": r.table,
         }
-    changes = "; ".join(map(str, a.get("change_texts") or ()))
+    changes = _seed_changes(a)
     if decision == "reseed" and changes:
         message = _("Top cut of %(size)s re-seeded %(cause)s: %(changes)s (seeds now: %(seeds)s)")
     elif decision == "reseed":
@@ -405,6 +411,15 @@ def _top_cut(r: Record, ctx: Context) -> tuple[Part, ...]:
     else:
         message = _("Top cut of %(size)s kept as seeded %(cause)s (seeds: %(seeds)s)")
     return said(message, size=size, cause=cause, changes=changes, seeds=seeds)
+
+
+def _seed_changes(a: Mapping[str, Any]) -> str:
+    """A cut decision's changes in the reader's language, from their data; an entry
+    written before they were data keeps its English sentences, shown as written (never
+    read back into data)."""
+    if "change_messages" in a:
+        return "; ".join(seed_change_text(Message.from_data(m)) for m in a["change_messages"])
+    return "; ".join(map(str, a.get("change_texts") or ()))
 
 
 # The event (services/lifecycle.py, imports.py, staff.py, clock.py).
@@ -875,7 +890,12 @@ def _after_in_summary(r: Record, a: Mapping[str, Any]) -> Any:
         if rule:
             top, points = rule.groups()
             extra.update(top=int(top) if top else None, min_points=points and int(points))
-    elif action == AuditAction.TOP_CUT and CUT_DECISION in a and "change_texts" not in a:
+    elif (
+        action == AuditAction.TOP_CUT
+        and CUT_DECISION in a
+        and "change_texts" not in a
+        and "change_messages" not in a
+    ):
         found = TOP_CUT_DECISION.match(text)
         changes = found.group(3).partition(": ")[2] if found else ""
         extra["change_texts"] = [changes] if changes else []
@@ -1019,8 +1039,13 @@ def player_filter(t: Tournament, text: str) -> tuple[Q, list[Person]]:
 
 
 def _playoff_names(t: Tournament) -> dict[int, str]:
+    """Round number -> the playoff round's name, said in the active language (the log is
+    read in its reader's; its English export overrides the language around it)."""
     rounds = t.rounds.filter(playoff=True).annotate(n=Count("matches"))
-    return {number: playoff_name(n) for number, n in rounds.values_list("number", "n")}
+    return {
+        number: round_name(RoundName.playoff(n, number))
+        for number, n in rounds.values_list("number", "n")
+    }
 
 
 def _context(t: Tournament, rows: Sequence[tuple[int, Record]]) -> Context:

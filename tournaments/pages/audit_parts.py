@@ -68,7 +68,7 @@ class Context:
     # external id -> the player's name now: for a player the entry holds by id only and
     # did not name (entries written before their players were stored)
     names: Mapping[str, str] = field(default_factory=dict)
-    playoff_rounds: Mapping[int, str] = field(default_factory=dict)  # number -> "Final"
+    playoff_rounds: Mapping[int, str] = field(default_factory=dict)  # number -> its name, said
     tz: tzinfo = UTC
     with_date: bool = False  # the entries span more than one day
     with_year: bool = False

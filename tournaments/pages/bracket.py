@@ -10,7 +10,7 @@ from django.db.models import Prefetch
 from tournaments.domain import played_bracket
 from tournaments.models import CutDecision, Match, Seat, Status, Tournament
 from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, final_placings
-from tournaments.rules import CHAMPION, knocked_out, playoff_name
+from tournaments.rules import CHAMPION, RoundName, knocked_out
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -68,8 +68,11 @@ def bracket_state(rounds: list[list[dict[str, Any]]]) -> tuple[bool, bool]:
     return decided, decided and len(last) == 1
 
 
-def named_rounds(rounds: list[list[dict[str, Any]]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    return [(playoff_name(len(r)), r) for r in rounds]
+def named_rounds(
+    rounds: list[list[dict[str, Any]]],
+) -> list[tuple[RoundName, list[dict[str, Any]]]]:
+    """Each round with its name as data (said by the template's round_name)."""
+    return [(RoundName.playoff(len(r)), r) for r in rounds]
 
 
 def placings(t: Tournament, names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:

@@ -18,7 +18,6 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from tournaments.pages.audit_parts import Context, Mention, Part, Record, Unknown, said
-from tournaments.templatetags.tourney import round_name
 
 EVENTS = ("claimed", "released", "head", "resolved")
 
@@ -29,7 +28,7 @@ def _place(r: Record, a: Mapping[str, Any], ctx: Context) -> str:
     if number in ctx.playoff_rounds:
         return _("Table %(table)s, %(round)s") % {
             "table": table,
-            "round": round_name(ctx.playoff_rounds[number]),
+            "round": ctx.playoff_rounds[number],  # said in the reader's language
         }
     return _("Table %(table)s, round %(number)s") % {"table": table, "number": number}
 

@@ -32,6 +32,7 @@ from tournaments.domain import current_round, playoff_names, round_label
 from tournaments.models import Entry, Player, Round, Status, Tournament
 from tournaments.pages.bracket import finishes, placings
 from tournaments.pages.common import round_extensions
+from tournaments.rules import RoundName
 
 # --- every seat of the event ------------------------------------------------------
 
@@ -214,7 +215,7 @@ class CurrentRound:
     """The round being played (pages.common.current_round) with what pages show of it."""
 
     round: Round  # never handed out: `copy()` gives each caller its own
-    label: str
+    label: RoundName  # data: every reader's page says it in its own language
 
     def copy(self) -> Round:
         return copy.copy(self.round)
@@ -232,7 +233,7 @@ class EventView:
     placings: tuple[dict[str, Any], ...]  # the top cut's final placings, once decided
     # player id -> their top-cut finish once decided ("5th-8th"): the standings show it
     finishes: dict[str, str]
-    playoff_names: dict[int, str]  # round number -> "Final": what standings are after
+    playoff_names: dict[int, RoundName]  # round number -> its name: what standings are after
     figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
     # match id -> minutes added to that table of the current round (issue 27: time
     # extensions, deck checks); tables with none are left out
@@ -336,7 +337,8 @@ def _read_table(t: Tournament) -> Table:
 
 def _read_current(t: Tournament) -> CurrentRound | None:
     found = current_round(t)
-    return None if found is None else CurrentRound(found, round_label(found))
+    label = round_label(found) if found is not None else None
+    return None if found is None or label is None else CurrentRound(found, label)
 
 
 def _read_figures(t: Tournament, current: CurrentRound | None) -> Outlook | None:
@@ -360,7 +362,7 @@ def _read_placings(t: Tournament) -> tuple[dict[str, Any], ...]:
     return tuple(placings(t))
 
 
-def _read_playoff_names(t: Tournament) -> dict[int, str]:
+def _read_playoff_names(t: Tournament) -> dict[int, RoundName]:
     """No query before the top cut (a result never pairs a round: read with the rounds)."""
     if t.status not in (Status.TOP_CUT, Status.FINISHED):
         return {}

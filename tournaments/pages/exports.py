@@ -162,7 +162,8 @@ def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
         "tournament": t.slug,
         "version": t.version,
         "round": round_.number if round_ is not None else None,
-        "label": round_label(round_),
+        # English, as the API has always said it: rendered here from the round's name.
+        "label": str(round_label(round_) or ""),
         "playoff": round_.playoff if round_ is not None else False,
         "tables": tables,
     }

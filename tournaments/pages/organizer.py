@@ -44,11 +44,12 @@ from tournaments.rules import (
     QUICK_RESULTS,
     SWISS_SYSTEMS,
     TOP_CUT_CHOICES,
-    playoff_name,
+    RoundName,
     result_text,
     suggested_swiss_rounds,
 )
 from tournaments.services.rounds import RoundSentence, say_round
+from tournaments.templatetags.tourney import round_name
 
 # The event screen shows this many standings rows, and the player list whole up to this
 # many players; past it, a count and links to their own paged screens (issue 26: every
@@ -80,16 +81,24 @@ SHOWN_IN_ENGLISH = (
 )
 
 PAIR_PLAYOFF = {
-    "Quarterfinals": gettext_noop("Pair the Quarterfinals"),
-    "Semifinals": gettext_noop("Pair the Semifinals"),
-    "Final": gettext_noop("Pair the Final"),
+    4: gettext_noop("Pair the Quarterfinals"),
+    2: gettext_noop("Pair the Semifinals"),
+    1: gettext_noop("Pair the Final"),
 }
+DROPPED_AFTER: RoundSentence = (
+    gettext_noop("Dropped after round %(number)s"),
+    {
+        4: gettext_noop("Dropped after the Quarterfinals"),
+        2: gettext_noop("Dropped after the Semifinals"),
+        1: gettext_noop("Dropped after the Final"),
+    },
+)
 UNDO: RoundSentence = (
     gettext_noop("Undo the pairing of round %(number)s"),
     {
-        "Quarterfinals": gettext_noop("Undo the pairing of the Quarterfinals"),
-        "Semifinals": gettext_noop("Undo the pairing of the Semifinals"),
-        "Final": gettext_noop("Undo the pairing of the Final"),
+        4: gettext_noop("Undo the pairing of the Quarterfinals"),
+        2: gettext_noop("Undo the pairing of the Semifinals"),
+        1: gettext_noop("Undo the pairing of the Final"),
     },
 )
 
@@ -270,7 +279,7 @@ def actions(
         # The top cut's rounds by name: "Undo the pairing of the Final", "· Semifinals".
         "undo_label": _undo_label(t, last, bracket),
         "playing_label": (
-            playoff_name(len(bracket[-1])) if t.status == Status.TOP_CUT and bracket else ""
+            RoundName.playoff(len(bracket[-1])) if t.status == Status.TOP_CUT and bracket else None
         ),
         "can_cut": t.status == Status.RUNNING
         and is_swiss
@@ -309,10 +318,10 @@ def next_playoff_label(bracket: list[list[dict[str, Any]]]) -> str:
     matches = len(bracket[-1]) // 2 if bracket else 0
     if not matches:
         return gettext("Pair the next playoff round")
-    name = playoff_name(matches)
-    if name in PAIR_PLAYOFF:
-        return gettext(PAIR_PLAYOFF[name])
-    return gettext("Pair the %(round)s") % {"round": name}  # none: a top cut has 8 at most
+    if matches in PAIR_PLAYOFF:
+        return gettext(PAIR_PLAYOFF[matches])
+    # None: a top cut has 8 players at most.
+    return gettext("Pair the %(round)s") % {"round": round_name(RoundName.playoff(matches))}
 
 
 def _undo_label(
@@ -324,12 +333,13 @@ def _undo_label(
     "Undo the pairing of the Final"."""
     if last is None:
         return ""
+    name: RoundName | None
     if not last[2]:
-        name = ""
+        name = None
     elif bracket:
-        name = playoff_name(len(bracket[-1]))
+        name = RoundName.playoff(len(bracket[-1]), last[0])
     else:
-        name = playoff_names(t).get(last[0], "")
+        name = playoff_names(t).get(last[0])
     return say_round(name, last[0], UNDO)
 
 
@@ -379,7 +389,8 @@ def organizer_bracket(t: Tournament, rounds: list[list[dict[str, Any]]]) -> dict
                 seat.seed = seed  # type: ignore[attr-defined]
             decorated.append(decorate(m, t.best_of, shown))
         number = decorated[0].round.number if decorated else None
-        out.append({"name": playoff_name(len(decorated)), "number": number, "matches": decorated})
+        name = RoundName.playoff(len(decorated), number or 0)
+        out.append({"name": name, "number": number, "matches": decorated})
     decided, final = bracket_state(rounds)
     return {
         "bracket": out,
@@ -519,8 +530,11 @@ def annotated_rows(t: Tournament, rows: list[Player]) -> list[Player]:
     for p in rows:
         p.display_name = shown.get(p.external_id, p.name)  # type: ignore[attr-defined]
         p.cut_drop = drops[p.pk].sentence(p.display_name) if p.pk in drops else ""  # type: ignore[attr-defined]
-        # "Dropped after round 3", or in the top cut "after the Quarterfinals".
-        p.dropped_after = after_round_text(p.dropped_after_round, playoff)  # type: ignore[attr-defined]
+        # "Dropped after round 3", or in the top cut "Dropped after the Quarterfinals".
+        after = after_round_text(p.dropped_after_round, playoff)
+        p.dropped_after = (  # type: ignore[attr-defined]
+            say_round(after, after.number, DROPPED_AFTER) if after is not None else ""
+        )
     return rows
 
 
@@ -562,23 +576,24 @@ def standings_title(t: Tournament) -> str:
     return gettext("Final standings") if t.status == Status.FINISHED else gettext("Standings")
 
 
-def after_text(number: int | None, label: str) -> str:
+def after_text(number: int | None, name: RoundName | None) -> str:
     """What the standings screen's title says they are after, lower case: "after round
-    5", "after the Final" (`label`: domain.after_round_text's "round 5", "the Final")."""
-    if not number:
+    5", "after the Final" (`name`: domain.after_round_text's), picked by the round's
+    size."""
+    if not number or name is None:
         return ""
-    name = label.removeprefix("the ")
-    if name == label:
+    if not name.is_playoff:
         return gettext("after round %(number)s") % {"number": number}
-    if name in AFTER_PLAYOFF:
-        return gettext(AFTER_PLAYOFF[name])
-    return gettext("after the %(round)s") % {"round": name}  # none: a top cut has 8 at most
+    if name.playoff_matches in AFTER_PLAYOFF:
+        return gettext(AFTER_PLAYOFF[name.playoff_matches])
+    # None: a top cut has 8 players at most.
+    return gettext("after the %(round)s") % {"round": round_name(name)}
 
 
 AFTER_PLAYOFF = {
-    "Quarterfinals": gettext_noop("after the Quarterfinals"),
-    "Semifinals": gettext_noop("after the Semifinals"),
-    "Final": gettext_noop("after the Final"),
+    4: gettext_noop("after the Quarterfinals"),
+    2: gettext_noop("after the Semifinals"),
+    1: gettext_noop("after the Final"),
 }
 
 

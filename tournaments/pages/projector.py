@@ -39,7 +39,7 @@ from tournaments.pages.public import (
     round_tables,
     tagged,
 )
-from tournaments.rules import playoff_name
+from tournaments.rules import RoundName
 from tournaments.templatetags.tourney import points as format_points
 from tournaments.templatetags.tourney import round_name
 
@@ -122,17 +122,19 @@ def projector(t: Tournament) -> dict[str, Any]:
     }
 
 
-def standings_title(after: str) -> str:
+def standings_title(after: RoundName | None) -> str:
     """The standings' heading: "Standings", "Standings after round 5", "Standings after
-    the Semifinals" (`after`: pages.public.after_label's English), one message each."""
-    if not after:
+    the Semifinals" (`after`: pages.public.after_label's), one message each."""
+    if after is None:
         return _("Standings")
-    if after.startswith("round "):
-        return _("Standings after round %(number)s") % {"number": after.removeprefix("round ")}
-    return _("Standings after the %(round)s") % {"round": round_name(after.removeprefix("the "))}
+    if not after.is_playoff:
+        return _("Standings after round %(number)s") % {"number": after.number}
+    return _("Standings after the %(round)s") % {"round": round_name(after)}
 
 
-def bracket_view(t: Tournament, names: Mapping[str, str]) -> list[tuple[str, list[dict[str, Any]]]]:
+def bracket_view(
+    t: Tournament, names: Mapping[str, str]
+) -> list[tuple[RoundName, list[dict[str, Any]]]]:
     """The top cut as the projector draws it: the rounds played so far (pages.bracket:
     tables, seeds, winners), then the rounds to come as empty games, so the whole
     bracket keeps its shape from the quarterfinals on. An empty game says whose winners
@@ -150,7 +152,7 @@ def bracket_view(t: Tournament, names: Mapping[str, str]) -> list[tuple[str, lis
             else {"pending": (None, None)}
             for k in range(games)
         ]
-        rounds.append((playoff_name(games), pending))
+        rounds.append((RoundName.playoff(games), pending))
         last_tables = [None] * games
     return rounds
 

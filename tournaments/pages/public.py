@@ -57,6 +57,7 @@ from tournaments.parsing import ascii_int
 from tournaments.rules import (
     NOT_REPORTED,
     SWISS_SYSTEMS,
+    RoundName,
     result_from_side,
     result_text,
 )
@@ -136,9 +137,9 @@ def _standings_context(
     }
 
 
-def after_label(t: Tournament, after_round: int | None) -> str:
-    """ "round 5", or in the top cut "the Semifinals": what the standings are after (a
-    query only once the top cut has started)."""
+def after_label(t: Tournament, after_round: int | None) -> RoundName | None:
+    """Round 5, or in the top cut the Semifinals: what the standings are after, as data
+    (a query only once the top cut has started)."""
     cut = after_round and t.status in (Status.TOP_CUT, Status.FINISHED)
     return after_round_text(after_round, playoff_names(t) if cut else {})
 
@@ -170,7 +171,7 @@ class NearInputs(NamedTuple):
 
     slug: str
     after_round: int | None
-    after_label: str  # "round 5", "the Semifinals"
+    after_label: RoundName | None  # round 5, the Semifinals: said by the template
     count: int
     me: str  # their id
     me_name: str

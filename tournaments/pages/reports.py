@@ -37,7 +37,7 @@ from tournaments.models import (
 from tournaments.pages import public
 from tournaments.pages.common import POLL_SECONDS
 from tournaments.pages.event import EventView, StoredStanding, display_names, event_view
-from tournaments.rules import ordinal, score_text
+from tournaments.rules import RoundName, ordinal, score_text
 from tournaments.templatetags.tourney import round_name
 
 # A report still unanswered after this long is flagged for the organizer: opponents
@@ -65,7 +65,7 @@ def place_words(n: int) -> str:
     ) % {"n": n}
 
 
-def _in_sentence(label: str) -> str:
+def _in_sentence(label: RoundName | None) -> str:
     """A top-cut round's name inside a sentence ("not paired in semifinals"): lower case in
     English, as it always read; other languages keep the translated name as it is."""
     name = round_name(label)
@@ -172,7 +172,7 @@ def player_panel(player: Player) -> dict[str, Any]:
             _("The event is finished.") if t.status == "finished" else _("No round is paired yet.")
         )
         return ctx
-    ctx["round_label"] = round_label(round_)  # English: the template translates it
+    ctx["round_label"] = round_label(round_)  # data: the template says it
     seats = _seats_of(player, round_)
     if not seats:
         if round_.playoff:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from tournaments.domain import cut_state
+from tournaments.labels import seed_change_english
 from tournaments.models import AuditAction, CutDecision, Round, Status, Tournament
 from tournaments.pairing.bracket import seed_top_cut
 from tournaments.services.seating import create_round
@@ -117,6 +118,18 @@ def _about(t: Tournament, state: dict[str, Any], seeds: list[str]) -> dict[str, 
     }
 
 
+def _change_messages(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The changes as the audit keeps them: data (code and parameters), said in each
+    reader's language by pages.audit. Entries written before kept English sentences
+    ("change_texts"), shown as they were written."""
+    return [c["message"].data() for c in state["changes"]]
+
+
+def _changes_english(state: dict[str, Any]) -> str:
+    """The changes in English, for the entry's summary line (the log's own text)."""
+    return "; ".join(seed_change_english(c["message"]) for c in state["changes"])
+
+
 def _cause(state: dict[str, Any]) -> str:
     where = correction_text(state["correction"])
     return f"after a correction to {where}" if where else "after a correction"
@@ -164,14 +177,13 @@ def reseed_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any =
         before_seeds = [state["seeds"][k] for k in sorted(state["seeds"])]
         w.audit(
             AuditAction.TOP_CUT,
-            f"Re-seeded the top {size} {_cause(state)}: "
-            + "; ".join(c["text"] for c in state["changes"]),
+            f"Re-seeded the top {size} {_cause(state)}: " + _changes_english(state),
             before={"seeds": before_seeds},
             after={
                 **_after(state, "reseed"),
                 "round": number,
                 "seeds": state["order"][:size],
-                "change_texts": [c["text"] for c in state["changes"]],
+                "change_messages": _change_messages(state),
             },
             **_about(t, state, [*state["order"][:size], *before_seeds]),
         )
@@ -193,12 +205,11 @@ def keep_top_cut(*, tournament: Tournament, seen: str | None = None, by: Any = N
         w.touched()  # the public bracket now says the seeds were kept
         w.audit(
             AuditAction.TOP_CUT,
-            f"Kept the top {size} as seeded {_cause(state)}: "
-            + "; ".join(c["text"] for c in state["changes"]),
+            f"Kept the top {size} as seeded {_cause(state)}: " + _changes_english(state),
             after={
                 **_after(state, "keep"),
                 "seeds": seeds,
-                "change_texts": [c["text"] for c in state["changes"]],
+                "change_messages": _change_messages(state),
             },
             **_about(t, state, seeds),
         )

@@ -70,7 +70,7 @@ from tournaments.services.results import (
 )
 from tournaments.services.writing import (
     BUSY,
-    FINISHED,
+    Finished,
     ServiceError,
     Write,
     is_busy,
@@ -113,11 +113,9 @@ def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False)
     try:
         with writing(tournament, reports_pass=reports_pass) as w:
             yield w
-    except ServiceError as exc:
-        # writing() may word it in the reader's language (or not): either way it is this.
-        if str(exc) in (FINISHED, _(FINISHED)):
-            raise ServiceError(_(EVENT_FINISHED)) from None
-        raise
+    except Finished:
+        # Known by its type: its text is in whatever language writing() spoke.
+        raise ServiceError(_(EVENT_FINISHED)) from None
 
 
 def _shared(pk: int) -> Tournament:

@@ -29,6 +29,7 @@ from tournaments.models import (
 from tournaments.pairing.round_robin import round_robin_schedule
 from tournaments.pairing.swiss import SwissPlayer, pair_swiss
 from tournaments.pairing.tables import TablePlayer, seat_tables
+from tournaments.rules import RoundName
 from tournaments.services import push
 from tournaments.services.fixed_seats import table_numbers
 from tournaments.services.playoff import enter_walkovers, pair_playoff_round
@@ -60,58 +61,56 @@ def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
 
 
 # A sentence about one round, whole in each language: a Swiss round by its number, a top
-# cut's round by its name, with which its words agree ("The Final is paired", "The
-# Semifinals are paired"). (the Swiss round's sentence, {playoff name: its sentence});
-# a round with another name (none: a top cut has 8 players at most) takes the first.
-RoundSentence = tuple[str, dict[str, str]]
+# cut's round by its size, with which its words agree ("The Final is paired", "The
+# Semifinals are paired"). (the Swiss round's sentence, {playoff matches: its sentence});
+# a playoff round of another size (none: a top cut has 8 players at most) takes the first.
+RoundSentence = tuple[str, dict[int, str]]
 
 STILL_MISSING: RoundSentence = (
     gettext_noop("Round %(number)s still has %(count)s result(s) missing: enter them first."),
     {
-        "Quarterfinals": gettext_noop(
+        4: gettext_noop(
             "The Quarterfinals still have %(count)s result(s) missing: enter them first."
         ),
-        "Semifinals": gettext_noop(
-            "The Semifinals still have %(count)s result(s) missing: enter them first."
-        ),
-        "Final": gettext_noop("The Final still has %(count)s result(s) missing: enter them first."),
+        2: gettext_noop("The Semifinals still have %(count)s result(s) missing: enter them first."),
+        1: gettext_noop("The Final still has %(count)s result(s) missing: enter them first."),
     },
 )
 MISSING_BEFORE_CUT: RoundSentence = (
     gettext_noop("Round %(number)s still has %(count)s result(s) missing."),
     {
-        "Quarterfinals": gettext_noop("The Quarterfinals still have %(count)s result(s) missing."),
-        "Semifinals": gettext_noop("The Semifinals still have %(count)s result(s) missing."),
-        "Final": gettext_noop("The Final still has %(count)s result(s) missing."),
+        4: gettext_noop("The Quarterfinals still have %(count)s result(s) missing."),
+        2: gettext_noop("The Semifinals still have %(count)s result(s) missing."),
+        1: gettext_noop("The Final still has %(count)s result(s) missing."),
     },
 )
 HAS_RESULTS: RoundSentence = (
     gettext_noop("Round %(number)s already has results: clear them before undoing the pairing."),
     {
-        "Quarterfinals": gettext_noop(
+        4: gettext_noop(
             "The Quarterfinals already have results: clear them before undoing the pairing."
         ),
-        "Semifinals": gettext_noop(
+        2: gettext_noop(
             "The Semifinals already have results: clear them before undoing the pairing."
         ),
-        "Final": gettext_noop(
-            "The Final already has results: clear them before undoing the pairing."
-        ),
+        1: gettext_noop("The Final already has results: clear them before undoing the pairing."),
     },
 )
 
 
-def say_round(name: str, number: int, sentence: RoundSentence, **values: Any) -> str:
-    """`sentence` about the round `number` named `name` ("" or "Round 4" for a Swiss
-    round, "Final"), in the active language, its placeholders filled in."""
+def say_round(name: RoundName | None, number: int, sentence: RoundSentence, **values: Any) -> str:
+    """`sentence` about the round `number` named `name` (None: a Swiss round), in the
+    active language, its placeholders filled in. The sentence is picked by the round's
+    size, never by its name's words."""
     swiss, named = sentence
-    return gettext(named.get(name, swiss)) % {"number": number, **values}
+    matches = name.playoff_matches if name is not None else None
+    text = named.get(matches, swiss) if matches is not None else swiss
+    return gettext(text) % {"number": number, **values}
 
 
 def say_about(round_: Round, sentence: RoundSentence, **values: Any) -> str:
     """`say_round` for a round row (a top cut's round is named by its matches: a query)."""
-    name = round_label(round_) if round_.playoff else ""
-    return say_round(name, round_.number, sentence, **values)
+    return say_round(round_label(round_), round_.number, sentence, **values)
 
 
 def pair_next_round(

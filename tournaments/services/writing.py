@@ -147,6 +147,12 @@ def lock(tournament: Tournament | int, *, reports_pass: bool = False) -> Tournam
 FINISHED = gettext_noop("The tournament is finished: its owner can reopen it to change anything.")
 
 
+class Finished(ServiceError):
+    """The refusal of any write to a finished event: a caller that words it for its own
+    reader (a player's report) recognises it by this type, never by its text, which is
+    in whichever language was active when it was raised."""
+
+
 @contextmanager
 def writing(
     tournament: Tournament | int,
@@ -166,7 +172,7 @@ def writing(
             locked = lock(tournament, reports_pass=True) if reports_pass else lock(tournament)
             w = Write(locked, by)
             if w.tournament.status == "finished" and not when_finished:
-                raise ServiceError(gettext(FINISHED))
+                raise Finished(gettext(FINISHED))
             yield w
             if w.dirty:
                 _commit(w)

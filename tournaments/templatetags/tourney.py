@@ -1,11 +1,14 @@
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import template
 from django.utils.formats import get_format
 from django.utils.translation import gettext
+
+from tournaments.labels import seed_change_text, spoken
+from tournaments.messages import Message
+from tournaments.rules import RoundName
 
 register = template.Library()
 
@@ -95,32 +98,30 @@ def translated(text: str) -> str:
     return gettext(str(text))
 
 
-# Round names as the read model keeps them, in English: the event's view is built once
-# per version for every reader (tournaments.pages.event), so the names are translated
-# here, as each page is rendered in its reader's language (issue 29).
-_ROUND = re.compile(r"^Round (\d+)$")
-_ROUND_OF = re.compile(r"^Round of (\d+)$")
-_AFTER_ROUND = re.compile(r"^round (\d+)$")
-_PLAYOFF = ("Quarterfinals", "Semifinals", "Final")
+# Round names as the read model keeps them: data (rules.RoundName), since the event's view
+# is built once per version for every reader (tournaments.pages.event); each page says
+# them in its reader's language here (issues 29, 36). A text is shown as it is, never
+# read back into a round: a player named "Round 4" stays a name.
 
 
 @register.filter
-def round_name(label: str) -> str:
-    """ "Round 4", "Semifinals", "Round of 16" in the active language."""
-    text = str(label)
-    if found := _ROUND.match(text):
-        return gettext("Round %(number)s") % {"number": found.group(1)}
-    if found := _ROUND_OF.match(text):
-        return gettext("Round of %(players)s") % {"players": found.group(1)}
-    return gettext(text) if text in _PLAYOFF else text
+def round_name(name: RoundName | str | None) -> str:
+    """A round's name ("Round 4", "Semifinals", "Round of 16") in the active language."""
+    if isinstance(name, RoundName):
+        return spoken(name.message())
+    return "" if name is None else str(name)
 
 
 @register.filter
-def after_round(label: str) -> str:
-    """What the standings are after ("round 5", "the Semifinals"), as "After ..." in the
+def after_round(name: RoundName | str | None) -> str:
+    """What the standings are after, as "After round 5" / "After the Semifinals" in the
     active language."""
-    text = str(label)
-    if found := _AFTER_ROUND.match(text):
-        return gettext("After round %(number)s") % {"number": found.group(1)}
-    name = text.removeprefix("the ")
-    return gettext("After the %(round)s") % {"round": round_name(name)}
+    if isinstance(name, RoundName):
+        return spoken(name.after())
+    return "" if name is None else str(name)
+
+
+@register.filter
+def seed_change(message: Message | str) -> str:
+    """A change to the top cut's seeds (domain.cut_state) in the active language."""
+    return seed_change_text(message) if isinstance(message, Message) else str(message)

@@ -48,17 +48,17 @@ T = "tournaments/manage/"
 PAIRED: RoundSentence = (
     gettext_noop("Round %(number)s is paired."),
     {
-        "Quarterfinals": gettext_noop("The Quarterfinals are paired."),
-        "Semifinals": gettext_noop("The Semifinals are paired."),
-        "Final": gettext_noop("The Final is paired."),
+        4: gettext_noop("The Quarterfinals are paired."),
+        2: gettext_noop("The Semifinals are paired."),
+        1: gettext_noop("The Final is paired."),
     },
 )
 UNDONE: RoundSentence = (
     gettext_noop("The pairing of round %(number)s is undone."),
     {
-        "Quarterfinals": gettext_noop("The pairing of the Quarterfinals is undone."),
-        "Semifinals": gettext_noop("The pairing of the Semifinals is undone."),
-        "Final": gettext_noop("The pairing of the Final is undone."),
+        4: gettext_noop("The pairing of the Quarterfinals is undone."),
+        2: gettext_noop("The pairing of the Semifinals is undone."),
+        1: gettext_noop("The pairing of the Final is undone."),
     },
 )
 
@@ -353,9 +353,10 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
 def match_context(tournament: Tournament, pk: int, **extra: Any) -> dict[str, Any]:
     match = pages.match_row(tournament, pk)
     # "round 4", or in the top cut the round's name: "Final".
+    name = round_label(match.round)
     where = (
-        gettext(round_label(match.round))
-        if match.round.playoff
+        spoken(name.message())
+        if name is not None and name.is_playoff
         else gettext("round %(number)s") % {"number": match.round.number}
     )
     return {"tournament": tournament, "match": match, "m": match, "where": where, **extra}
@@ -633,13 +634,13 @@ def pair(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def undo(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     # Named before it goes: the service deletes the round ("the Final", "round 6").
     paired = current_round(tournament)
-    name = round_label(paired) if paired is not None and paired.playoff else ""
+    name = round_label(paired) if paired is not None and paired.playoff else None
     try:
         number = services.undo_round(tournament=tournament, by=request.user)
     except ServiceError as exc:
         return board_action(request, tournament, error=str(exc))
     if paired is None or paired.number != number:  # another undo came in between
-        name = ""
+        name = None
     return board_action(request, tournament, notice=say_round(name, number, UNDONE))
 
 
