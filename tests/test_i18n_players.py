@@ -18,9 +18,11 @@ from django.utils import translation
 from tests.helpers import play_swiss
 from tournaments import services
 from tournaments.models import Tournament
+from tournaments.rules import RoundName
 from tournaments.services import calls
 from tournaments.services import registration as reg
 from tournaments.services.registration import issue_link
+from tournaments.templatetags.tourney import round_name
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -159,7 +161,10 @@ def test_a_judge_calls_audit_sentences_name_the_caller_in_each_language() -> Non
         after={"event": "resolved", "round": 5, "table": 1, "resolution": "",
                "player": "Ana Souza", "player_id": "p1"},
     )  # fmt: skip
-    cut = Context(playoff_rounds={5: "Final"})
+
+    def cut() -> Context:
+        # The log's context holds the playoff rounds' names said in the reader's language.
+        return Context(playoff_rounds={5: round_name(RoundName.playoff(1, 5))})
 
     def said(record: Record, ctx: Context) -> tuple[str, list[Mention]]:
         parts = call_sentence(record, ctx)
@@ -170,12 +175,12 @@ def test_a_judge_calls_audit_sentences_name_the_caller_in_each_language() -> Non
         assert said(called, Context())[0] == (
             "Table 12, round 3: Ana Souza called a judge: 'missed trigger'"
         )
-        assert said(resolved, cut)[0] == "Table 1, Final: Ana Souza's call resolved by head"
+        assert said(resolved, cut())[0] == "Table 1, Final: Ana Souza's call resolved by head"
     with translation.override("fr"):
         text, mentions = said(called, Context())
         assert text == "Table 12, ronde 3 : Ana Souza a appelé un arbitre : « missed trigger »"
         assert mentions == [Mention("Ana Souza", "p1")]
-        assert said(resolved, cut)[0] == "Table 1, Finale : appel de Ana Souza résolu par head"
+        assert said(resolved, cut())[0] == "Table 1, Finale : appel de Ana Souza résolu par head"
     with translation.override("ja"):
         assert said(called, Context())[0].startswith("12卓、ラウンド3：Ana Souza がジャッジを")
 

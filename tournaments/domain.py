@@ -56,7 +56,6 @@ from tournaments.rules import (
     SWISS_SYSTEMS,
     SWISS_TIEBREAK_ORDER,
     RoundName,
-    playoff_name,
 )
 
 # --- Rounds -------------------------------------------------------------------------------
@@ -233,10 +232,23 @@ def _bracket_entry(
 # --- A drop during the top cut -------------------------------------------------------------
 
 
+# One match of a playoff round, by the round's number of matches: English, as the drop's
+# audit facts and the exports keep it (`match_name`); said by `stage_text`.
+_MATCH_NAMES = {4: "quarterfinal", 2: "semifinal", 1: "final"}
+
+
 def match_name(matches: int) -> str:
-    """One match of a playoff round of `matches` matches: "quarterfinal", "final"."""
-    name = playoff_name(matches)
-    return (name.removesuffix("s") if name.endswith("finals") else name).lower()
+    """One match of a playoff round of `matches` matches, in English: "quarterfinal",
+    "final", "round of 32" (a cut of 32 or more)."""
+    return _MATCH_NAMES.get(matches, f"round of {2 * matches}")
+
+
+def stage_text(matches: int) -> str:
+    """`match_name` in the active language, from the number (issue 36: never from the
+    English word)."""
+    if (word := STAGES.get(matches)) is not None:
+        return str(word)
+    return gettext("round of %(players)s") % {"players": 2 * matches}
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,17 +263,20 @@ class CutDrop:
     """
 
     now: bool
-    stage: str  # the match conceded, or the next one: "quarterfinal", "semifinal", "final"
+    matches: int  # the playoff round of the match conceded, or the next one: its matches
     opponent: str | None
     score: str  # the walkover, its winner first: "2-0" in a best of 3
     match_id: int | None = None
 
+    @property
+    def stage(self) -> str:
+        """The match in English ("quarterfinal"), as the drop's audit entry keeps it."""
+        return match_name(self.matches)
+
     def sentence(self, name: str | None = None) -> str:
         """What the drop does, said to the player (`name` None) or about them, in the
         reader's language."""
-        stage = STAGES.get(self.stage, self.stage)
-        if self.stage.startswith("round of "):  # a cut of 32 or more
-            stage = gettext("round of %(players)s") % {"players": self.stage.split()[-1]}
+        stage = stage_text(self.matches)
         values = {"name": name, "stage": stage, "opponent": self.opponent, "score": self.score}
         if self.now:
             if name is None:
@@ -297,9 +312,9 @@ class CutDrop:
 
 # The top cut's stages as CutDrop.sentence names them.
 STAGES = {
-    "quarterfinal": gettext_lazy("quarterfinal"),
-    "semifinal": gettext_lazy("semifinal"),
-    "final": gettext_lazy("final"),
+    4: gettext_lazy("quarterfinal"),
+    2: gettext_lazy("semifinal"),
+    1: gettext_lazy("final"),
 }
 
 
@@ -342,7 +357,7 @@ def cut_drops(t: Tournament) -> dict[int, CutDrop]:
                 continue
             if not match.reported:
                 drops[mine.player_id] = CutDrop(
-                    True, match_name(len(matches)), theirs.player.name, score, match.pk
+                    True, len(matches), theirs.player.name, score, match.pk
                 )
             elif len(matches) > 1 and _seat_winner(match) == mine.player_id:
                 # Won this round's match: the drop takes effect at the next one.
@@ -351,9 +366,7 @@ def cut_drops(t: Tournament) -> dict[int, CutDrop]:
                 opponent = next(
                     (s.player.name for s in _seated_in(pair) if s.player_id == winner), None
                 )
-                drops[mine.player_id] = CutDrop(
-                    False, match_name(len(matches) // 2), opponent, score
-                )
+                drops[mine.player_id] = CutDrop(False, len(matches) // 2, opponent, score)
     return drops
 
 

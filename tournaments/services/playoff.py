@@ -25,9 +25,9 @@ from scoring.models import Standing
 from tournaments.domain import (
     CutDrop,
     current_round,
-    match_name,
     missing_results,
     played_bracket,
+    stage_text,
     walkover_score,
 )
 from tournaments.models import (
@@ -132,7 +132,7 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
                     "%(a)s and %(b)s, who would meet in the %(match)s, both dropped: re-admit "
                     "one of them to pair the next round."
                 )
-            raise ServiceError(text % {"a": a, "b": b, "match": match_name(len(tables))})
+            raise ServiceError(text % {"a": a, "b": b, "match": stage_text(len(tables))})
     return create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
 
 
