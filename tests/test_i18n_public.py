@@ -37,14 +37,20 @@ def event(playing_event: Tournament, owner: User) -> Tournament:
     return playing_event
 
 
-def test_the_engines_texts_are_translated_by_their_exact_english() -> None:
-    """The shell translates the engine's MODEL and PROOFS by their English: a change to
-    the engine's words must be made here too, or the card falls back to English."""
-    assert outlooks.model_text(MODEL) == MODEL and outlooks.proofs_text() == PROOFS
+def test_the_engines_texts_are_stored_as_messages_and_said_in_the_readers_language() -> None:
+    """Issue 36: the engine's MODEL and PROOFS are messages, stored as their data and said
+    where shown; nothing matches their English."""
+    stored = [m.data() for m in MODEL]
+    english = " ".join(m.english() for m in MODEL)
+    assert outlooks.model_text(stored) == english == outlooks.model_english(stored)
+    assert outlooks.proofs_text() == PROOFS.english() and english.endswith(PROOFS.english())
+    assert english.startswith("Each unfinished match: 45 % first player wins, 45 % second")
     with translation.override("fr"):
-        assert outlooks.model_text(MODEL).startswith("Chaque match en cours : 45 % ")
+        assert outlooks.model_text(stored).startswith("Chaque match en cours : 45 % ")
         assert "double défaite comprise" in outlooks.proofs_text()
-        assert outlooks.model_text("an older engine's words") == "an older engine's words"
+        # Text a version before issue 36 stored is no message: not said on a page.
+        assert outlooks.model_text("an older engine's words") == ""
+        assert outlooks.model_english("an older engine's words") == "an older engine's words"
 
 
 def test_places_and_finishes_in_each_language() -> None:
