@@ -18,6 +18,7 @@ from tests.helpers import REAL, cut_back
 from tournaments import services
 from tournaments.labels import finish_text, ordinal_text
 from tournaments.models import Player, Tournament
+from tournaments.rules import Finish
 from tournaments.services.lifecycle import update_plan
 
 pytestmark = pytest.mark.django_db
@@ -55,13 +56,15 @@ def test_the_engines_texts_are_stored_as_messages_and_said_in_the_readers_langua
 
 def test_places_and_finishes_in_each_language() -> None:
     assert [ordinal_text(n) for n in (1, 2, 3, 11, 21)] == ["1st", "2nd", "3rd", "11th", "21st"]
-    assert finish_text("5th-8th") == "5th-8th" and finish_text("not a place") == "not a place"
+    # Finishes are numbers (issue 36): said per language, in English for the exports.
+    assert finish_text(Finish(5, 8)) == "5th-8th" == Finish(5, 8).english
+    assert finish_text(Finish(1, 1)) == "1st" == Finish(1, 1).english
     with translation.override("fr"):
-        assert (ordinal_text(1), finish_text("5th-8th")) == ("1er", "5e-8e")
+        assert (ordinal_text(1), finish_text(Finish(5, 8))) == ("1er", "5e-8e")
     with translation.override("de"):
-        assert finish_text("3rd-4th") == "3.–4."
+        assert finish_text(Finish(3, 4)) == "3.–4."
     with translation.override("ja"):
-        assert finish_text("2nd") == "2位"
+        assert finish_text(Finish(2, 2)) == "2位"
 
 
 def test_the_outlook_words_in_french() -> None:
