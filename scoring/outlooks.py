@@ -534,7 +534,8 @@ def model_messages(stored: Any) -> list[Message] | None:
     try:
         messages = [Message.from_data(m) for m in stored]
         for m in messages:
-            m.english()  # every code known and every placeholder given
+            for form in m.template.forms():  # every code known and every placeholder given
+                form % dict(m.params)
     except (LookupError, TypeError, ValueError, AttributeError):
         return None
     return messages
