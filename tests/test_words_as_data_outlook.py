@@ -156,11 +156,21 @@ def test_the_outlook_card_is_said_from_stored_data_in_english_french_and_japanes
     row = Outlook.objects.get(tournament=real)
     assert row.model == [m.data() for m in MODEL]  # codes and values, no sentence
     players = row.data["players"]
-    sure = next(p for p, a in players.items() if a["certain"] == "in")
+    sure = next(p for p, a in players.items() if a["certain"] is not None)
     cards = {lang: _card(real, sure, lang) for lang in ("en", "fr", "ja")}
-    assert cards["en"]["answer"]["sentence"] == "In the top 8 whatever happens"
-    assert cards["fr"]["answer"]["sentence"] == "Dans le top 8 quoi qu'il arrive"
-    assert cards["ja"]["answer"]["sentence"] == "何があってもトップ8入り"
+    said = {
+        "in": (
+            "In the top 8 whatever happens",
+            "Dans le top 8 quoi qu'il arrive",
+            "何があってもトップ8入り",
+        ),
+        "out": (
+            "Out of the top 8 whatever happens",
+            "Hors du top 8 quoi qu'il arrive",
+            "何があってもトップ8には入れません",
+        ),
+    }[players[sure]["certain"]]
+    assert tuple(cards[lang]["answer"]["sentence"] for lang in ("en", "fr", "ja")) == said
     assert cards["en"]["model"].startswith("Each unfinished match: 45 % first player wins")
     assert cards["fr"]["model"].startswith("Chaque match en cours : 45 % ")
     assert cards["ja"]["model"].startswith("未終了の各対戦：先手プレイヤーの勝ち 45 %")
