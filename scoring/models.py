@@ -62,7 +62,9 @@ class Outlook(models.Model):
     seed = models.BigIntegerField(default=0)
     simulations = models.PositiveIntegerField(default=0)
     margin = models.FloatField(default=0.0)  # display only: nothing is ranked by it
-    model = models.TextField(blank=True, default="")
+    # What the figures assume: the engine's MODEL as message data ([{"code", "params"}],
+    # tournaments.messages), said in the reader's language where shown (issue 36).
+    model = models.JSONField(blank=True, default=list)
     data = models.JSONField(default=dict)
     error = models.CharField(max_length=300, blank=True, default="")
     computed_at = models.DateTimeField(null=True, blank=True)

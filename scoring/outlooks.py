@@ -58,7 +58,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import get_format, number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import pgettext
 
 from scoring.engine.mtr import SWISS_SYSTEMS
 from scoring.engine.outlook import (
@@ -68,12 +68,14 @@ from scoring.engine.outlook import (
     Chance,
     ChanceEstimate,
     compute_outlook,
+    verdict,
 )
 from scoring.engine.outlook import Outlook as EngineOutlook
 from scoring.models import Outlook
 from scoring.services import FIGURES, event_record, record_change
-from tournaments.labels import outcome_text
+from tournaments.labels import outcome_text, spoken
 from tournaments.locking import lock_tournament
+from tournaments.messages import Message
 from tournaments.models import Match, Player, Round, Status, Tournament
 
 log = logging.getLogger(__name__)
@@ -220,7 +222,7 @@ def compute_now(*, tournament_id: int) -> Outlook | None:
             state=State.READY,
             simulations=result.simulations,
             margin=result.margin_of_error,
-            model=result.model,
+            model=[m.data() for m in result.model],  # codes and values, never sentences
             data=data,
             error="",
         )
@@ -479,46 +481,16 @@ def chance_text(chance: Any, *, of: int | None = None) -> str:
 
 
 def _sentence(answer: Mapping[str, Any], *, cut: int, after: int) -> str:
-    """The card's answer in one sentence: each a message of its own (word order differs
-    from one language to the next)."""
-    certain = answer.get("certain")
-    needs = answer.get("needs")
-    values = {"cut": cut, "count": after}
-    if certain == "in":
-        return _("In the top %(cut)s whatever happens") % values
-    if certain == "out":
-        return _("Out of the top %(cut)s whatever happens") % values
-    if needs == "draw" and after:
-        return (
-            ngettext(
-                "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
-                " the round after",
-                "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
-                " the %(count)s rounds after",
-                after,
-            )
-            % values
-        )
-    if needs == "draw":
-        return _("A draw puts you in the top %(cut)s whatever the other tables do") % values
-    if needs == "win" and after:
-        return (
-            ngettext(
-                "A win puts you in the top %(cut)s whatever the other tables do, even losing"
-                " the round after",
-                "A win puts you in the top %(cut)s whatever the other tables do, even losing"
-                " the %(count)s rounds after",
-                after,
-            )
-            % values
-        )
-    if needs == "win":
-        return _("A win puts you in the top %(cut)s whatever the other tables do") % values
-    if answer.get("result"):
-        return _("Your result is in (%(result)s): the rest decides") % {
-            "result": outcome_text(str(answer["result"]))
-        }
-    return _("No result of this match alone decides the top %(cut)s") % values
+    """The card's answer in one sentence (the engine's `verdict`) in the active language."""
+    result = answer.get("result")
+    said = verdict(
+        certain=answer.get("certain"),
+        needs=answer.get("needs"),
+        result=outcome_text(str(result)) if result else None,
+        cut=cut,
+        after=after,
+    )
+    return spoken(said)
 
 
 def _after_result(result: str, text: str, *, first: bool) -> str:
@@ -547,45 +519,42 @@ def chances_line(chances: list[dict[str, str]], *, cut: int, now: str) -> str:
     return _("Chance of the top %(cut)s after %(results)s") % {"cut": cut, "results": listed}
 
 
-# The engine's texts (scoring.engine imports no Django), translated here by their English:
-# the model is stored with each row in English (the JSON API gives it so).
-_MODEL_HEAD = (
-    "Each unfinished match: 45 % first player wins, 45 % second player wins, 10 % draw "
-    "(double losses, drops and corrections are not simulated); game scores drawn from "
-    "this event's own results (decisive and drawn matches separately). A later round is "
-    "paired top-down within point groups in random order, with no rematch check and a bye "
-    "for the last player; standings and tiebreakers are exact in every simulation."
-)
-
-
 def proofs_text() -> str:
     """What the proofs assume (the engine's PROOFS) in the active language."""
-    return _(
-        "Proven answers (in or out whatever happens, the result a player needs, a draw that "
-        "puts both in) count every result an unfinished match can still get, a double loss "
-        "included, on points alone with tiebreakers at their worst; they assume no further "
-        "drops, no correction of a result already entered, and the top cut and planned rounds "
-        "as they are set now."
-    )
+    return spoken(PROOFS)
 
 
-def model_text(model: str) -> str:
-    """A row's stored model in the active language when it is the engine's (MODEL, the
-    simulation's words then PROOFS), else as stored (an older engine's words)."""
-    if model == f"{_MODEL_HEAD} {PROOFS}":
-        head = (
-            _(
-                "Each unfinished match: 45 %% first player wins, 45 %% second player wins, 10 %% "
-                "draw (double losses, drops and corrections are not simulated); game scores drawn "
-                "from this event's own results (decisive and drawn matches separately). A later "
-                "round is paired top-down within point groups in random order, with no rematch "
-                "check and a bye for the last player; standings and tiebreakers are exact in every "
-                "simulation."
-            )
-            % {}
-        )  # the mapping turns each "%%" into "%" (the message is python-format)
-        return f"{head} {proofs_text()}"
-    return model
+def model_messages(stored: Any) -> list[Message] | None:
+    """A row's stored model (Outlook.model: the engine's MODEL as message data) as
+    messages; None when it holds nothing this version can say: a code a newer version
+    wrote, or anything but a list of messages (the figures themselves never depend on it,
+    and the next run stores it anew)."""
+    if not isinstance(stored, list):
+        return None
+    try:
+        messages = [Message.from_data(m) for m in stored]
+        for m in messages:
+            for form in m.template.forms():  # every code known and every placeholder given
+                form % dict(m.params)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return None
+    return messages
+
+
+def model_text(stored: Any) -> str:
+    """A row's stored model in the active language; "" when it cannot be said
+    (`model_messages`)."""
+    messages = model_messages(stored)
+    return " ".join(spoken(m) for m in messages) if messages else ""
+
+
+def model_english(stored: Any) -> str:
+    """A row's stored model in English, as the JSON API gives it: text stored by a version
+    before issue 36 was English already and is given as it is."""
+    if isinstance(stored, str):
+        return stored
+    messages = model_messages(stored)
+    return " ".join(m.english() for m in messages) if messages else ""
 
 
 def answer_words(answer: Mapping[str, Any], *, cut: int, after: int) -> dict[str, Any]:
@@ -781,7 +750,7 @@ def _json_head(t: Tournament, round_: Round | None, row: Outlook | None) -> dict
         "current": row.version >= t.version,
         "cut": row.cut,
         "rounds_after": row.rounds_after,
-        "model": row.model,
+        "model": model_english(row.model),  # the API speaks English
         "simulations": row.simulations,
         "margin": round(row.margin, 6),
         "seed": str(row.seed),

@@ -18,6 +18,7 @@ from tests.helpers import REAL, cut_back
 from tournaments import services
 from tournaments.labels import finish_text, ordinal_text
 from tournaments.models import Player, Tournament
+from tournaments.rules import Finish
 from tournaments.services.lifecycle import update_plan
 
 pytestmark = pytest.mark.django_db
@@ -37,25 +38,33 @@ def event(playing_event: Tournament, owner: User) -> Tournament:
     return playing_event
 
 
-def test_the_engines_texts_are_translated_by_their_exact_english() -> None:
-    """The shell translates the engine's MODEL and PROOFS by their English: a change to
-    the engine's words must be made here too, or the card falls back to English."""
-    assert outlooks.model_text(MODEL) == MODEL and outlooks.proofs_text() == PROOFS
+def test_the_engines_texts_are_stored_as_messages_and_said_in_the_readers_language() -> None:
+    """Issue 36: the engine's MODEL and PROOFS are messages, stored as their data and said
+    where shown; nothing matches their English."""
+    stored = [m.data() for m in MODEL]
+    english = " ".join(m.english() for m in MODEL)
+    assert outlooks.model_text(stored) == english == outlooks.model_english(stored)
+    assert outlooks.proofs_text() == PROOFS.english() and english.endswith(PROOFS.english())
+    assert english.startswith("Each unfinished match: 45 % first player wins, 45 % second")
     with translation.override("fr"):
-        assert outlooks.model_text(MODEL).startswith("Chaque match en cours : 45 % ")
+        assert outlooks.model_text(stored).startswith("Chaque match en cours : 45 % ")
         assert "double défaite comprise" in outlooks.proofs_text()
-        assert outlooks.model_text("an older engine's words") == "an older engine's words"
+        # Text a version before issue 36 stored is no message: not said on a page.
+        assert outlooks.model_text("an older engine's words") == ""
+        assert outlooks.model_english("an older engine's words") == "an older engine's words"
 
 
 def test_places_and_finishes_in_each_language() -> None:
     assert [ordinal_text(n) for n in (1, 2, 3, 11, 21)] == ["1st", "2nd", "3rd", "11th", "21st"]
-    assert finish_text("5th-8th") == "5th-8th" and finish_text("not a place") == "not a place"
+    # Finishes are numbers (issue 36): said per language, in English for the exports.
+    assert finish_text(Finish(5, 8)) == "5th-8th" == Finish(5, 8).english
+    assert finish_text(Finish(1, 1)) == "1st" == Finish(1, 1).english
     with translation.override("fr"):
-        assert (ordinal_text(1), finish_text("5th-8th")) == ("1er", "5e-8e")
+        assert (ordinal_text(1), finish_text(Finish(5, 8))) == ("1er", "5e-8e")
     with translation.override("de"):
-        assert finish_text("3rd-4th") == "3.–4."
+        assert finish_text(Finish(3, 4)) == "3.–4."
     with translation.override("ja"):
-        assert finish_text("2nd") == "2位"
+        assert finish_text(Finish(2, 2)) == "2位"
 
 
 def test_the_outlook_words_in_french() -> None:

@@ -20,7 +20,7 @@ from django.db.models import F
 from django.test import Client
 
 from scoring import outlooks
-from scoring.engine.outlook import chance_margin, compute_outlook, margin_of_error
+from scoring.engine.outlook import MODEL, chance_margin, compute_outlook, margin_of_error
 from scoring.models import Outlook
 from scoring.services import event_record
 from tests.helpers import REAL, cut_back
@@ -397,9 +397,10 @@ def test_the_model_and_the_card_say_what_the_proofs_assume(
     further drops and no corrections; the simulations draw no double loss. The stored
     `model` says all that, and so does a card with a proven answer (which shows no model)."""
     row = outlooks.compute_now(tournament_id=real.pk)
-    assert "double losses, drops and corrections are not simulated" in row.model
-    assert "a double loss included" in row.model
-    assert "no further drops, no correction of a result already entered" in row.model
+    model = outlooks.model_english(row.model)
+    assert "double losses, drops and corrections are not simulated" in model
+    assert "a double loss included" in model
+    assert "no further drops, no correction of a result already entered" in model
     answers = row.data["players"]
     proven = next(p for p, a in answers.items() if a["certain"] is not None)
     chances = next(p for p, a in answers.items() if a["certain"] is None)
@@ -569,7 +570,10 @@ def test_outlook_json_gives_the_figures_and_moves_its_etag_when_they_are_ready(
     body = ready.json()
     assert body["state"] == "ready" and body["current"] is True
     assert (body["simulations"], body["cut"], body["rounds_after"]) == (SIMULATIONS, 8, 0)
-    assert body["seed"] == str(row.seed) and body["model"] == row.model
+    assert body["seed"] == str(row.seed)
+    # The row holds the model as messages (issue 36); the API says it in English.
+    assert body["model"] == " ".join(m.english() for m in MODEL)
+    assert row.model == [m.data() for m in MODEL]
     assert {p["id"]: {k: v for k, v in p.items() if k != "id"} for p in body["players"]} == (
         row.data["players"]
     )

@@ -19,7 +19,7 @@ from tests.browser.conftest import (  # noqa: F401  (the fixtures, for the phone
 from tests.conftest import REAL_EVENTS
 from tournaments.interchange import parse_document
 from tournaments.models import Tournament
-from tournaments.rules import result_from_side, result_text
+from tournaments.rules import SideResult, result_from_side, result_text
 from tournaments.services import import_document
 
 # --- The wording itself (rules.result_from_side), on plain stand-ins -------------------
@@ -41,32 +41,39 @@ class S:
 
 def test_a_two_one_win_reads_win_2_1_for_the_winner_and_loss_1_2_for_the_loser() -> None:
     seats = [S(1), S(2)]
-    assert result_from_side(M(), seats, 1) == "win 2-1"
-    assert result_from_side(M(), seats, 0) == "loss 1-2"
+    assert result_from_side(M(), seats, 1).english == "win 2-1"
+    # As data (issue 36): the pages say it from these fields, nothing reads the English.
+    assert result_from_side(M(), seats, 1) == SideResult("win", score="2-1")
+    assert result_from_side(M(), seats, 0).english == "loss 1-2"
     assert result_text(M(), seats) == "1-2"  # the seat-order text the by-table views keep
 
 
 def test_a_player_who_lost_0_2_reads_loss_0_2_from_either_seat() -> None:
-    assert result_from_side(M(), [S(0), S(2)], 0) == "loss 0-2"
-    assert result_from_side(M(), [S(2), S(0)], 1) == "loss 0-2"
+    assert result_from_side(M(), [S(0), S(2)], 0).english == "loss 0-2"
+    assert result_from_side(M(), [S(2), S(0)], 1).english == "loss 0-2"
 
 
 def test_draws_read_draw_with_the_drawn_games_last() -> None:
-    assert result_from_side(M(draws=1), [S(1), S(1)], 1) == "draw 1-1-1"
-    assert result_from_side(M(draws=3), [S(0), S(0)], 0) == "draw 0-0-3"
+    assert result_from_side(M(draws=1), [S(1), S(1)], 1).english == "draw 1-1-1"
+    assert result_from_side(M(draws=3), [S(0), S(0)], 0).english == "draw 0-0-3"
 
 
 def test_byes_losses_double_losses_and_missing_results_have_their_own_words() -> None:
-    assert result_from_side(M(kind="bye"), [S()], 0) == "bye"
-    assert result_from_side(M(kind="loss"), [S()], 0) == "loss"
-    assert result_from_side(M(kind="double_loss"), [S(0), S(0)], 1) == "loss (double loss)"
-    assert result_from_side(M(reported=False), [S(), S()], 0) == "not reported"
+    assert result_from_side(M(kind="bye"), [S()], 0).english == "bye"
+    assert result_from_side(M(kind="loss"), [S()], 0).english == "loss"
+    assert result_from_side(M(kind="double_loss"), [S(0), S(0)], 1).english == "loss (double loss)"
+    assert result_from_side(M(reported=False), [S(), S()], 0).english == "not reported"
+    double = result_from_side(M(kind="double_loss"), [S(0), S(0)], 1)
+    assert double == SideResult("loss", double_loss=True) and double.word == "loss"
+    missing = result_from_side(M(reported=False), [S(), S()], 0)
+    assert not missing.reported and missing.word == "not"  # the CSS class and the JSON's
 
 
 def test_a_league_table_reads_the_players_place_among_those_who_played() -> None:
     seats = [S(place=2), S(place=1), S(absent=True), S(place=3)]
-    assert result_from_side(M(kind="game"), seats, 0) == "place 2 of 3"
-    assert result_from_side(M(kind="game"), seats, 2) == "absent"
+    assert result_from_side(M(kind="game"), seats, 0).english == "place 2 of 3"
+    assert result_from_side(M(kind="game"), seats, 0) == SideResult("place", place=2, size=3)
+    assert result_from_side(M(kind="game"), seats, 2).english == "absent"
 
 
 # --- Every player page of every real event, against the document's games --------------

@@ -10,12 +10,10 @@ words kept in English (outcomes, places, top-cut finishes) as a page is rendered
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import get_language, gettext_noop, pgettext, pgettext_lazy
 
 from tournaments.messages import Message
-from tournaments.rules import NOT_REPORTED, ordinal
+from tournaments.rules import Finish, SideResult, ordinal
 
 SYSTEMS = (
     gettext_noop("Magic Tournament Rules"),
@@ -65,10 +63,8 @@ OUTCOMES = (
     pgettext_lazy("a match's outcome", "absent"),
 )
 
-# The outcomes above, by the English word the rules and the engine use: `outcome_text`.
+# The outcomes above, by the word the rules and the engine use: `outcome_text`.
 _OUTCOMES = {"win", "loss", "draw", "bye", "place", "absent"}
-_PLACE_OF = re.compile(r"^(\d+) of (\d+)$")
-_FINISH = re.compile(r"^(\d+)(?:st|nd|rd|th)(?:-(\d+)(?:st|nd|rd|th))?$")
 
 
 def outcome_text(word: str) -> str:
@@ -77,30 +73,28 @@ def outcome_text(word: str) -> str:
     return pgettext("a match's outcome", word) if word in _OUTCOMES else word
 
 
-def detail_text(word: str, rest: str) -> str:
+def detail_text(result: SideResult) -> str:
     """What follows the outcome word of a result read from one side (rules.
     result_from_side), in the active language: a score stays as it is ("2-1"), "(double
-    loss)" and a league place's "2 of 4" are translated."""
-    if rest == "(double loss)":
+    loss)" and a league place's "2 of 4" are said from their data."""
+    if result.double_loss:
         return pgettext("after a loss", "(double loss)")
-    found = _PLACE_OF.match(rest)
-    if word == "place" and found is not None:
-        place, size = found.groups()
+    if result.place is not None:
         return pgettext("a place at a table", "%(place)s of %(size)s") % {
-            "place": place,
-            "size": size,
+            "place": result.place,
+            "size": result.size,
         }
-    return rest
+    return result.score
 
 
-def side_result_text(result: str) -> str:
+def side_result_text(result: SideResult) -> str:
     """A whole result read from one side ("win 2-1", "not reported", "place 2 of 4") in
     the active language: the public pairings' cells (the exports keep the English)."""
-    if result == NOT_REPORTED:
+    if not result.reported:
         return pgettext("a match's result", "not reported")
-    word, _space, rest = result.partition(" ")
-    shown = outcome_text(word)
-    return f"{shown} {detail_text(word, rest)}" if rest else shown
+    shown = outcome_text(result.outcome)
+    rest = detail_text(result)
+    return f"{shown} {rest}" if rest else shown
 
 
 def result_cell_text(result: str) -> str:
@@ -126,18 +120,14 @@ def ordinal_text(n: int) -> str:
     return pgettext("a place, any but the first", "%(n)sth") % {"n": n}
 
 
-def finish_text(finish: str) -> str:
-    """A top-cut finish as pages.bracket.finishes keeps it ("1st", "5th-8th", English for
-    the exports) in the active language."""
-    found = _FINISH.match(finish)
-    if found is None:
-        return finish
-    first, last = found.groups()
-    if last is None:
-        return ordinal_text(int(first))
+def finish_text(finish: Finish) -> str:
+    """A top-cut finish (pages.bracket.finishes: its places as numbers) in the active
+    language: "5th-8th" in English, "5e-8e" in French, "2位" in Japanese."""
+    if finish.first == finish.last:
+        return ordinal_text(finish.first)
     return pgettext("a range of places", "%(first)s-%(last)s") % {
-        "first": ordinal_text(int(first)),
-        "last": ordinal_text(int(last)),
+        "first": ordinal_text(finish.first),
+        "last": ordinal_text(finish.last),
     }
 
 

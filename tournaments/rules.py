@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 # shared/spec/scoring.md sections 1, 2 and 2b: the three Magic presets share the Swiss
 # tiebreakers (OMW%, GW%, OGW%); pod (section 3) and league (section 4) do not. Defined
@@ -122,15 +122,31 @@ CUT_CHANGES = (CUT_ENTERS, CUT_ENTERS_UNSCORED, CUT_OUT_UNRANKED, CUT_OUT, CUT_M
 
 # A top cut's finishes (MTR Appendix E ranks the players a playoff round knocks out
 # together): the final's winner, then each round's losers sharing its places.
-CHAMPION = "1st"
+class Finish(NamedTuple):
+    """A top-cut finish as numbers: the places a player shares, `first` to `last` (both
+    1 for the champion). The pages say it in the reader's language (labels.finish_text);
+    the exports in English (`english`)."""
+
+    first: int
+    last: int
+
+    @property
+    def english(self) -> str:
+        """ "1st", "2nd", "3rd-4th", "5th-8th" (the exports' and the command line's)."""
+        if self.first == self.last:
+            return ordinal(self.first)
+        return f"{ordinal(self.first)}-{ordinal(self.last)}"
 
 
-def knocked_out(matches: int) -> str:
-    """The finish of a player who lost in a playoff round of `matches` matches: "2nd"
-    (the final), "3rd-4th" (a semifinal), "5th-8th" (a quarterfinal)."""
+CHAMPION = Finish(1, 1)
+
+
+def knocked_out(matches: int) -> Finish:
+    """The finish of a player who lost in a playoff round of `matches` matches: 2nd (the
+    final), 3rd-4th (a semifinal), 5th-8th (a quarterfinal)."""
     if matches == 1:
-        return ordinal(2)
-    return f"{ordinal(matches + 1)}-{ordinal(2 * matches)}"
+        return Finish(2, 2)
+    return Finish(matches + 1, 2 * matches)
 
 
 # Magic Tournament Rules, Appendix E: Swiss rounds by the number of players (9-16 play 4
@@ -255,32 +271,75 @@ def result_text(match: _Match, seats: Sequence[_Seat]) -> str:
 NOT_REPORTED = "not reported"
 
 
-def result_from_side(match: _Match, seats: Sequence[_Seat], mine: int) -> str:
-    """A match's result as the player in `seats[mine]` reads it: "win 2-1", "loss 0-2",
-    "draw 1-1-1" (their games, the opponent's, then drawn games), "bye", "loss" (no
-    opponent), "loss (double loss)", "place 2 of 4" (a league table), "not reported".
+# The outcome words of a result read from one side (`SideResult.outcome`).
+WIN, LOSS_WORD, DRAW_WORD, BYE_WORD, PLACE, ABSENT = "win", "loss", "draw", "bye", "place", "absent"
+
+
+@dataclass(frozen=True)
+class SideResult:
+    """A match's result as one player reads it, as data: the outcome word ("win",
+    "loss", "draw", "bye", "place", "absent", or NOT_REPORTED), their score with their
+    games first ("2-1", "1-1-1"; "" when none), a league table's place of how many
+    seated, and whether the loss was a double loss. The pages say it in the reader's
+    language (labels.side_result_text); the exports in English (`english`)."""
+
+    outcome: str
+    score: str = ""
+    place: int | None = None
+    size: int | None = None
+    double_loss: bool = False
+
+    @property
+    def reported(self) -> bool:
+        return self.outcome != NOT_REPORTED
+
+    @property
+    def word(self) -> str:
+        """The outcome as one word: the CSS class of the pages' cells and the "outcome" of
+        players/<id>.json ("not" for a result not reported, as they always had it)."""
+        return "not" if self.outcome == NOT_REPORTED else self.outcome
+
+    @property
+    def english(self) -> str:
+        """ "win 2-1", "loss 0-2", "draw 1-1-1", "bye", "loss", "loss (double loss)",
+        "place 2 of 4", "absent", "not reported": what the exports and the JSON API say."""
+        if self.double_loss:
+            return f"{self.outcome} (double loss)"
+        if self.place is not None:
+            return f"{self.outcome} {self.place} of {self.size}"
+        return f"{self.outcome} {self.score}" if self.score else self.outcome
+
+    def __str__(self) -> str:
+        return self.english
+
+
+def result_from_side(match: _Match, seats: Sequence[_Seat], mine: int) -> SideResult:
+    """A match's result as the player in `seats[mine]` reads it (`SideResult`, in English
+    "win 2-1", "loss 0-2", "draw 1-1-1": their games, the opponent's, then drawn games;
+    "bye", "loss" (no opponent), "loss (double loss)", "place 2 of 4" (a league table),
+    "not reported").
 
     `result_text` reads in seat order and stays what the by-table screens show; this is
     for every place that shows one player's result (their page, find me, the JSON API).
     """
     if match.kind == BYE:
-        return "bye"
+        return SideResult(BYE_WORD)
     if match.kind == LOSS:
-        return "loss"
+        return SideResult(LOSS_WORD)
     if not match.reported:
-        return NOT_REPORTED
+        return SideResult(NOT_REPORTED)
     if match.kind == DOUBLE_LOSS:
-        return "loss (double loss)"
+        return SideResult(LOSS_WORD, double_loss=True)
     seat = seats[mine]
     if match.kind == GAME:
         if seat.absent or seat.place is None:
-            return "absent"
-        return f"place {seat.place} of {sum(1 for s in seats if not s.absent)}"
+            return SideResult(ABSENT)
+        return SideResult(PLACE, place=seat.place, size=sum(1 for s in seats if not s.absent))
     own = seat.games_won or 0
     theirs = [s.games_won or 0 for i, s in enumerate(seats) if i != mine]
     best = max(theirs, default=0)
-    outcome = "win" if own > best else "loss" if own < best else "draw"
-    return f"{outcome} {score_text([own, *theirs], match.draws)}"
+    outcome = WIN if own > best else LOSS_WORD if own < best else DRAW_WORD
+    return SideResult(outcome, score=score_text([own, *theirs], match.draws))
 
 
 def check_two_player_result(

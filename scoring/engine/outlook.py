@@ -60,6 +60,8 @@ from typing import Literal
 
 import numpy as np
 
+from tournaments.messages import Message, gettext_noop, ngettext, template
+
 from .mtr import SWISS_SYSTEMS, SwissRules, player_ids, rules_for, swiss_rounds, tally
 from .ranking import draw_key
 from .records import (
@@ -84,22 +86,108 @@ DRAW = 0.10
 # 95 % intervals: 1.96 standard errors.
 Z95 = 1.96
 
+# The card's words are messages (tournaments.messages, pure): a code and its values, said
+# in the reader's language by the shell and stored as data, never as English sentences
+# (issue 36). The figures of the model are its parameters, taken from the constants
+# above, so that the words cannot drift from what the simulations draw.
+SIMULATED = template(
+    "outlook.simulated",
+    gettext_noop(
+        "Each unfinished match: %(first)s %% first player wins, %(second)s %% second player "
+        "wins, %(draw)s %% draw (double losses, drops and corrections are not simulated); "
+        "game scores drawn from this event's own results (decisive and drawn matches "
+        "separately). A later round is paired top-down within point groups in random "
+        "order, with no rematch check and a bye for the last player; standings and "
+        "tiebreakers are exact in every simulation."
+    ),
+)
 # What a proven answer assumes (also stated on the card through `MODEL`).
-PROOFS = (
-    "Proven answers (in or out whatever happens, the result a player needs, a draw that "
-    "puts both in) count every result an unfinished match can still get, a double loss "
-    "included, on points alone with tiebreakers at their worst; they assume no further "
-    "drops, no correction of a result already entered, and the top cut and planned rounds "
-    "as they are set now."
+PROOFS_TEMPLATE = template(
+    "outlook.proofs",
+    gettext_noop(
+        "Proven answers (in or out whatever happens, the result a player needs, a draw that "
+        "puts both in) count every result an unfinished match can still get, a double loss "
+        "included, on points alone with tiebreakers at their worst; they assume no further "
+        "drops, no correction of a result already entered, and the top cut and planned "
+        "rounds as they are set now."
+    ),
+)
+PROOFS: Message = PROOFS_TEMPLATE()
+
+
+def _percent(p: float) -> int:
+    return round(p * 100)
+
+
+# The model as the card states it: the simulation's words, then what the proofs assume.
+MODEL: tuple[Message, ...] = (
+    SIMULATED(first=_percent(FIRST_WINS), second=_percent(SECOND_WINS), draw=_percent(DRAW)),
+    PROOFS,
 )
 
-MODEL = (
-    "Each unfinished match: 45 % first player wins, 45 % second player wins, 10 % draw "
-    "(double losses, drops and corrections are not simulated); game scores drawn from "
-    "this event's own results (decisive and drawn matches separately). A later round is "
-    "paired top-down within point groups in random order, with no rematch check and a bye "
-    "for the last player; standings and tiebreakers are exact in every simulation. " + PROOFS
+# A player's answer in one sentence (`verdict`): one message each, since word order
+# differs from one language to the next.
+IN_WHATEVER = template("outlook.in", gettext_noop("In the top %(cut)s whatever happens"))
+OUT_WHATEVER = template("outlook.out", gettext_noop("Out of the top %(cut)s whatever happens"))
+DRAW_PUTS_IN = template(
+    "outlook.draw_puts_in",
+    gettext_noop("A draw puts you in the top %(cut)s whatever the other tables do"),
 )
+DRAW_PUTS_IN_LATER = template(
+    "outlook.draw_puts_in_later",
+    ngettext(
+        "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
+        " the round after",
+        "A draw puts you in the top %(cut)s whatever the other tables do, even losing"
+        " the %(count)s rounds after",
+        "count",
+    ),
+)
+WIN_PUTS_IN = template(
+    "outlook.win_puts_in",
+    gettext_noop("A win puts you in the top %(cut)s whatever the other tables do"),
+)
+WIN_PUTS_IN_LATER = template(
+    "outlook.win_puts_in_later",
+    ngettext(
+        "A win puts you in the top %(cut)s whatever the other tables do, even losing"
+        " the round after",
+        "A win puts you in the top %(cut)s whatever the other tables do, even losing"
+        " the %(count)s rounds after",
+        "count",
+    ),
+)
+RESULT_IN = template(
+    "outlook.result_in", gettext_noop("Your result is in (%(result)s): the rest decides")
+)
+UNDECIDED = template(
+    "outlook.undecided",
+    gettext_noop("No result of this match alone decides the top %(cut)s"),
+)
+
+
+def verdict(
+    *,
+    certain: str | None,
+    needs: str | None,
+    result: object | None,
+    cut: int,
+    after: int,
+) -> Message:
+    """A player's answer (as `PlayerOutlook` or its stored JSON holds it) in one message.
+    `result`: the current match's result already entered, as the caller wants it said
+    (the shell hands the outcome word in the reader's language); None when not entered."""
+    if certain == "in":
+        return IN_WHATEVER(cut=cut)
+    if certain == "out":
+        return OUT_WHATEVER(cut=cut)
+    if needs == "draw":
+        return DRAW_PUTS_IN_LATER(cut=cut, count=after) if after else DRAW_PUTS_IN(cut=cut)
+    if needs == "win":
+        return WIN_PUTS_IN_LATER(cut=cut, count=after) if after else WIN_PUTS_IN(cut=cut)
+    if result:
+        return RESULT_IN(result=result)
+    return UNDECIDED(cut=cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +251,7 @@ class Outlook:
     # Worst case (p = 1/2, normal approximation) of a figure resting on all `simulations`
     # runs: no such figure's own margin exceeds it; one resting on fewer runs may.
     margin_of_error: float
-    model: str
+    model: tuple[Message, ...]  # what the figures assume, as messages (`MODEL`)
     players: tuple[PlayerOutlook, ...] = field(default_factory=tuple)
     tables: tuple[TableOutlook, ...] = field(default_factory=tuple)
 
@@ -1062,4 +1150,5 @@ __all__ = [
     "compute_outlook",
     "margin_of_error",
     "simulation_for_tests",
+    "verdict",
 ]

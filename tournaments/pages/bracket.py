@@ -10,7 +10,7 @@ from django.db.models import Prefetch
 from tournaments.domain import played_bracket
 from tournaments.models import CutDecision, Match, Seat, Status, Tournament
 from tournaments.pairing.bracket import BRACKET_SEEDS, BracketMatch, final_placings
-from tournaments.rules import CHAMPION, RoundName, knocked_out
+from tournaments.rules import CHAMPION, Finish, RoundName, knocked_out
 
 
 def winner(match: Match, seats: Sequence[Seat]) -> Seat | None:
@@ -91,11 +91,12 @@ def placings(t: Tournament, names: Mapping[str, str] | None = None) -> list[dict
     ]
 
 
-def bracket_finishes(bracket: Sequence[Sequence[BracketMatch]]) -> dict[str, str]:
-    """Player id -> finish of each player whose finish the bracket has decided: the
-    losers of each round share its places ("5th-8th"), the final's winner is "1st";
-    players still playing have none yet."""
-    found: dict[str, str] = {}
+def bracket_finishes(bracket: Sequence[Sequence[BracketMatch]]) -> dict[str, Finish]:
+    """Player id -> finish of each player whose finish the bracket has decided, as
+    numbers: the losers of each round share its places (5th-8th), the final's winner is
+    1st; players still playing have none yet. Said by labels.finish_text on the pages,
+    `Finish.english` in the exports."""
+    found: dict[str, Finish] = {}
     for matches in bracket:
         for match in matches:
             if match.loser is not None:
@@ -106,7 +107,7 @@ def bracket_finishes(bracket: Sequence[Sequence[BracketMatch]]) -> dict[str, str
     return found
 
 
-def finishes(t: Tournament) -> dict[str, str]:
+def finishes(t: Tournament) -> dict[str, Finish]:
     """`bracket_finishes` of the event's top cut (one query), {} outside one: what the
     standings, print-outs and exports show beside the rows the playoffs ordered."""
     if t.status not in (Status.TOP_CUT, Status.FINISHED):

@@ -32,7 +32,7 @@ from tournaments.domain import current_round, playoff_names, round_label
 from tournaments.models import Entry, Player, Round, Status, Tournament
 from tournaments.pages.bracket import finishes, placings
 from tournaments.pages.common import round_extensions
-from tournaments.rules import RoundName
+from tournaments.rules import Finish, RoundName
 
 # --- every seat of the event ------------------------------------------------------
 
@@ -231,8 +231,9 @@ class EventView:
     table: Table
     current: CurrentRound | None
     placings: tuple[dict[str, Any], ...]  # the top cut's final placings, once decided
-    # player id -> their top-cut finish once decided ("5th-8th"): the standings show it
-    finishes: dict[str, str]
+    # player id -> their top-cut finish once decided (5th-8th, as numbers): the standings
+    # show it
+    finishes: dict[str, Finish]
     playoff_names: dict[int, RoundName]  # round number -> its name: what standings are after
     figures: Outlook | None  # the current round's "What do I need?" row (scoring.outlooks)
     # match id -> minutes added to that table of the current round (issue 27: time

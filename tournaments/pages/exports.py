@@ -46,7 +46,8 @@ def _finished(t: Tournament, rows: list[dict[str, Any]]) -> list[dict[str, Any]]
         t.players.filter(dropped_after_round__isnull=False).values_list("external_id", flat=True)
     )
     for row in rows:
-        row["finish"] = finish.get(row["id"])
+        found = finish.get(row["id"])
+        row["finish"] = found.english if found is not None else None
         row["dropped"] = row["id"] in dropped
     return rows
 
@@ -99,8 +100,9 @@ def pairings_csv(t: Tournament, round_: Round) -> str:
         elif r["kind"] == MatchKind.LOSS:
             opponent = "(no opponent)"
         own = [labels.get(r["id"], r["name"])] if shown else []
+        result = r["result"].english if r["result"] is not None else ""
         rows.append([round_.number, r["table"] or "", r["id"], r["name"], *own, opponent,
-                     r["result"]])  # fmt: skip
+                     result])  # fmt: skip
     return _csv(["round", "table", "id", "name", *shown, "opponent", "result"], rows)
 
 
@@ -140,7 +142,7 @@ def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
         for mine, seat in enumerate(seats):
             player: dict[str, Any] = {
                 **_named(seat.player.external_id, seat.player.name, labels),
-                "result": result_from_side(match, seats, mine),
+                "result": result_from_side(match, seats, mine).english,
             }
             if match.kind == GAME:
                 player["place"] = seat.place
@@ -152,7 +154,7 @@ def pairings_json(t: Tournament, round_: Round | None) -> dict[str, Any]:
                 "table": match.table,
                 "kind": match.kind,
                 "reported": reported,
-                "result": result_from_side(match, seats, 0) if seats else NOT_REPORTED,
+                "result": result_from_side(match, seats, 0).english if seats else NOT_REPORTED,
                 "games": [s.games_won or 0 for s in seats] if two_player and reported else None,
                 "draws": match.draws if two_player and reported else None,
                 "players": players,
@@ -188,8 +190,8 @@ def player_json(t: Tournament, me: Player) -> dict[str, Any]:
                     _named(o["player"].external_id, o["player"].name, labels)
                     for o in h["opponents"]
                 ],
-                "result": h["result"],
-                "outcome": h["outcome"],
+                "result": h["result"].english,
+                "outcome": h["result"].word,
                 # Their games first, then the opponent's: as "result" reads.
                 "games": (
                     [

@@ -39,7 +39,7 @@ from tournaments.pages.public import (
     round_tables,
     tagged,
 )
-from tournaments.rules import RoundName
+from tournaments.rules import Finish, RoundName
 from tournaments.templatetags.tourney import points as format_points
 from tournaments.templatetags.tourney import round_name
 
@@ -63,7 +63,7 @@ class StandingRow(NamedTuple):
     points: str
     record: str
     dropped: bool
-    finish: str = ""  # the top cut's ("5th-8th"), once decided (pages.bracket.finishes)
+    finish: Finish | None = None  # the top cut's (5th-8th), once decided (pages.bracket.finishes)
 
 
 def projector(t: Tournament) -> dict[str, Any]:
@@ -188,7 +188,7 @@ def _standings(t: Tournament, names: Mapping[str, str]) -> list[StandingRow]:
             format_points(pts),
             f"{wins}-{losses}-{draws}",
             dropped is not None,
-            finish.get(ext, ""),
+            finish.get(ext),
         )
         for rank, pts, wins, losses, draws, name, dropped, ext in rows
     ]
@@ -196,7 +196,11 @@ def _standings(t: Tournament, names: Mapping[str, str]) -> list[StandingRow]:
 
 def _standing_name(row: StandingRow) -> str:
     """The name, then the top-cut finish and the drop the standings pages show too."""
-    finish = f' <small class="proj-finish">{finish_text(row.finish)}</small>' if row.finish else ""
+    finish = (
+        f' <small class="proj-finish">{finish_text(row.finish)}</small>'
+        if row.finish is not None
+        else ""
+    )
     dropped = " " + tagged("small", _("(dropped)")) if row.dropped else ""
     return f"{escape(row.name)}{finish}{dropped}"
 

@@ -55,9 +55,9 @@ from tournaments.pages.event import (
 )
 from tournaments.parsing import ascii_int
 from tournaments.rules import (
-    NOT_REPORTED,
     SWISS_SYSTEMS,
     RoundName,
+    SideResult,
     result_from_side,
     result_text,
 )
@@ -314,17 +314,18 @@ def history_rows_html(history: list[dict[str, Any]]) -> str:
         opponents = ", ".join(
             f'<a href="{escape(o["url"])}">{escape(o["player"].name)}</a>' for o in h["opponents"]
         ) or (bye if h["match"].kind == MatchKind.BYE else no_opponent)
-        outcome = escape(h["outcome"])
-        if h["result"] == NOT_REPORTED:  # one phrase, not two words, in other languages
-            shown, detail = escape(side_result_text(NOT_REPORTED)), ""
+        result = h["result"]
+        outcome = escape(result.word)
+        if not result.reported:  # one phrase, not two words, in other languages
+            shown, detail = escape(side_result_text(result)), ""
         else:
-            shown = escape(outcome_text(h["outcome"]))
-            rest = detail_text(h["outcome"], h["detail"])
+            shown = escape(outcome_text(result.outcome))
+            rest = detail_text(result)
             detail = f" {escape(rest)}" if rest else ""
         out.append(
             f'<tr data-round="{number}">\n    <td class="num">{number}{top}</td>\n'
             f'    <td class="num">{table}</td>\n    <td>{opponents}</td>\n'
-            f'    <td class="res" data-result="{escape(h["result"])}"><span class="outcome'
+            f'    <td class="res" data-result="{escape(result.english)}"><span class="outcome'
             f' {outcome}">{shown}</span>{detail}</td>\n  </tr>'
         )
     return "".join(out)
@@ -429,10 +430,11 @@ def pairing_rows(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def own_result(match: _Match, seats: list[_Seat], mine: int) -> str:
-    """`result_from_side`, or "" while the match waits for its result (a pairings cell)."""
+def own_result(match: _Match, seats: list[_Seat], mine: int) -> SideResult | None:
+    """`result_from_side`, or None while the match waits for its result (a pairings
+    cell)."""
     if not match.reported and match.kind not in (MatchKind.BYE, MatchKind.LOSS):
-        return ""
+        return None
     return result_from_side(match, seats, mine)
 
 
@@ -679,16 +681,17 @@ def player_card(
     if mine is None:
         return {**card, **_card_standing(inputs), "state": "standing", "final": False}
     kind = mine["match"].kind
-    reported = mine["result"] != NOT_REPORTED
+    result = mine["result"]
+    reported = result.reported
     return {
         **card,
         "state": "bye" if kind == MatchKind.BYE else "loss" if kind == MatchKind.LOSS else "table",
         "table": mine["table"],
         "opponents": mine["opponents"],
         "reported": reported,
-        "result": mine["result"] if reported else "",
-        "outcome": mine["outcome"] if reported else "",
-        "detail": detail_text(mine["outcome"], mine["detail"]) if reported else "",
+        "result": result.english if reported else "",
+        "outcome": result.outcome if reported else "",
+        "detail": detail_text(result) if reported else "",
     }
 
 
@@ -728,7 +731,6 @@ def player_rounds(
         opponents = [s for i, s in enumerate(members) if i != mine]
         names.update((o.external_id, shown.get(o.external_id, o.name)) for o in opponents)
         result = result_from_side(match, members, mine)
-        word, _space, rest = result.partition(" ")
         history.append(
             {
                 "round": rounds[first.round_id],
@@ -744,10 +746,8 @@ def player_rounds(
                     for o in opponents
                     if not o.absent
                 ],
+                # As data (rules.SideResult): said by the page, in English by the exports.
                 "result": result,
-                # The outcome word styled on its own (win, loss, draw, bye, place, not).
-                "outcome": word,
-                "detail": rest,
                 "games": [s.games_won for s in members] if match.reported else None,
                 "mine": mine,
             }
