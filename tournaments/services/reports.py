@@ -46,7 +46,6 @@ from tournaments.domain import (
     round_label,
     stamp,
 )
-from tournaments.labels import spoken
 from tournaments.locking import share_tournament
 from tournaments.models import (
     AuditAction,
@@ -304,7 +303,7 @@ def _report(
         _check_stamp(found, seats, existing, seen)
     problem = check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
     if problem:
-        raise ServiceError(spoken(problem))
+        raise ServiceError(problem)
     if found.round.playoff and wins[0] == wins[1]:
         raise ServiceError(_("A playoff match needs a winner."))
     name, where = player.name, _where(found)

@@ -12,7 +12,6 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from tournaments import rules
-from tournaments.labels import spoken
 from tournaments.models import (
     AuditAction,
     Match,
@@ -37,7 +36,7 @@ def check_two_player_result(*, best_of: int, wins: Sequence[int], draws: int) ->
     """Refuse what a best-of-N match cannot produce (rules.check_two_player_result)."""
     problem = rules.check_two_player_result(best_of=best_of, wins=wins, draws=draws)
     if problem:
-        raise ServiceError(spoken(problem))
+        raise ServiceError(problem)
 
 
 def _tournament_of(match: Match | int, tournament: Tournament | None) -> Tournament | int:

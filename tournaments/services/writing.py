@@ -32,14 +32,25 @@ from django.utils.translation import gettext, gettext_noop
 
 from scoring import outlooks
 from scoring.services import recompute, unscored
+from tournaments.labels import spoken
 from tournaments.locking import lock_tournament
+from tournaments.messages import Message
 from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
 BUSY = gettext_noop("Another change to this event is still being saved: try again in a moment.")
 
 
 class ServiceError(ValueError):
-    """A refused write; the message is shown to the user as it is."""
+    """A refused write, with what to tell the user: a Message (tournaments.messages),
+    said in whichever language is active when it is shown (`str(exc)`, the views), so a
+    service raises it without translating (issue 36); or a text already said."""
+
+    def __init__(self, message: Message | str = "", *args: Any) -> None:
+        super().__init__(message, *args)
+        self.message = message
+
+    def __str__(self) -> str:
+        return spoken(self.message)
 
 
 # A player an audit entry is about: (interchange id, name as the entry knew it).
