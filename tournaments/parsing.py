@@ -62,7 +62,7 @@ class QuickEntry:
     wins: tuple[int, int] | None  # None: the result is cleared
     draws: int = 0
     double_loss: bool = False
-    draw: bool = False  # "d": the rules' draw for the match's best-of (rules.QUICK_RESULTS)
+    draw: bool = False  # "d": the rules' draw for the match's best-of (rules.DRAW_RESULTS)
 
 
 class QuickEntryError(ValueError):

@@ -229,21 +229,11 @@ class _Seat(Protocol):
 
 # The organizer's one-click results per best-of (MTR 2.3: 2-0, 2-1 and the draws a best
 # of 3 allows; a playoff match needs a winner): (label, value) where value is "wins-wins[-draws]".
-QUICK_RESULTS = {
-    3: [
-        ("2-0", "2-0"),
-        ("2-1", "2-1"),
-        ("1-2", "1-2"),
-        ("0-2", "0-2"),
-        ("1-1", "1-1"),
-        ("Draw 0-0-3", "0-0-3"),
-    ],
-    1: [("1-0", "1-0"), ("0-1", "0-1"), ("Draw", "0-0-1")],
-}
-PLAYOFF_RESULTS = {
-    3: [("2-0", "2-0"), ("2-1", "2-1"), ("1-2", "1-2"), ("0-2", "0-2")],
-    1: [("1-0", "1-0"), ("0-1", "0-1")],
-}
+# The round screen's one-click results by best-of, as scores (seat order). MTR 2.3:
+# unfinished games count as drawn, so the agreed draw of a best of 3 is 0-0-3.
+QUICK_RESULTS = {3: ["2-0", "2-1", "1-2", "0-2", "1-1"], 1: ["1-0", "0-1"]}
+DRAW_RESULTS = {3: "0-0-3", 1: "0-0-1"}  # the agreed draw: the quick entry's "d" too
+PLAYOFF_RESULTS = {3: ["2-0", "2-1", "1-2", "0-2"], 1: ["1-0", "0-1"]}  # nobody draws
 
 
 def score_text(wins: Sequence[int], draws: int) -> str:

@@ -39,6 +39,7 @@ from tournaments.pages.reports import open_claims
 from tournaments.pages.round_screen import Filters, round_screen
 from tournaments.rules import (
     DEFAULT_ROUND_MINUTES,
+    DRAW_RESULTS,
     MTR_ROUNDS_SHOWN,
     PLAYOFF_RESULTS,
     QUICK_RESULTS,
@@ -132,18 +133,13 @@ def seats_prefetch() -> Prefetch:
 
 
 def quick_buttons(playoff: bool, best_of: int) -> list[tuple[str, str]]:
-    """The one-click results (label, value) in the active language: only the draws have
-    words ("Draw 0-0-3")."""
+    """The one-click results (label, value) in the active language: a score is its own
+    label; the agreed draw is said ("Draw 0-0-3"; in a best of 1 just "Draw")."""
     if playoff:
-        return PLAYOFF_RESULTS[best_of]
-    out = []
-    for label, value in QUICK_RESULTS[best_of]:
-        if label == "Draw":
-            label = gettext("Draw")
-        elif label.startswith("Draw "):
-            label = gettext("Draw %(score)s") % {"score": label.removeprefix("Draw ")}
-        out.append((label, value))
-    return out
+        return [(value, value) for value in PLAYOFF_RESULTS[best_of]]
+    draw = DRAW_RESULTS[best_of]
+    label = gettext("Draw") if best_of == 1 else gettext("Draw %(score)s") % {"score": draw}
+    return [*((value, value) for value in QUICK_RESULTS[best_of]), (label, draw)]
 
 
 def decorate(

@@ -38,7 +38,7 @@ from tournaments.pages import organizer as pages
 from tournaments.pages import round_screen as round_pages
 from tournaments.parsing import QuickEntryError, ascii_int, parse_quick_entry
 from tournaments.permissions import judge_required, manager_required
-from tournaments.rules import QUICK_RESULTS, result_text
+from tournaments.rules import DRAW_RESULTS, result_text
 from tournaments.services import ServiceError
 from tournaments.services.results import MatchNotFound
 from tournaments.services.rounds import RoundSentence, say_about, say_round
@@ -277,8 +277,7 @@ def quick_entry(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     draws = entry.draws
     if entry.draw:
         # "d" is the draw the round screen's buttons offer for this best-of.
-        draw = next(v for label, v in QUICK_RESULTS[tournament.best_of] if label.startswith("Draw"))
-        a, b, draws = (int(x) for x in draw.split("-"))
+        a, b, draws = (int(x) for x in DRAW_RESULTS[tournament.best_of].split("-"))
         wins = (a, b)
     try:
         match = services.record_result(
