@@ -27,12 +27,11 @@ from typing import Any
 
 from django.db import OperationalError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, ngettext
 
 from tournaments import names, ratelimit
 from tournaments.domain import current_round, round_label
 from tournaments.locking import share_tournament
+from tournaments.messages import Message, gettext_noop, ngettext, template
 from tournaments.models import (
     AuditAction,
     CallState,
@@ -47,9 +46,8 @@ from tournaments.models import (
 )
 from tournaments.pages.calls import AT_A_TABLE, OPEN_STATES, call_state_words, state_label
 from tournaments.permissions import is_head_judge
-from tournaments.services import push
+from tournaments.services import push, reports
 from tournaments.services.writing import BUSY, ServiceError, Write, is_busy, store_audit
-from tournaments.templatetags.tourney import round_name
 
 NOTE_MAX = 200  # JudgeCall.note, .resolution
 
@@ -58,17 +56,94 @@ NOTE_MAX = 200  # JudgeCall.note, .resolution
 CALL_TOKEN_LIMIT = 5
 CALL_WINDOW_SECONDS = 600
 
-# Refusals, in English here and translated where they are raised (the request's language).
-EVENT_FINISHED = gettext_noop("The event is finished: judge calls are closed.")
-NOT_STARTED = gettext_noop("No round is being played: judge calls open once the round is paired.")
-DROPPED = gettext_noop("You have dropped from the event: find a judge on the floor or at the desk.")
-NOT_IN_EVENT = gettext_noop("You are not in this event.")
+# Refusals, raised as Messages and said where they are shown (issue 36). The English
+# of the first four stays importable: callers compare with it.
+EVENT_FINISHED_MSG = template(
+    "calls.event_finished", gettext_noop("The event is finished: judge calls are closed.")
+)
+NOT_STARTED_MSG = template(
+    "calls.not_started",
+    gettext_noop("No round is being played: judge calls open once the round is paired."),
+)
+DROPPED_MSG = template(
+    "calls.dropped",
+    gettext_noop("You have dropped from the event: find a judge on the floor or at the desk."),
+)
+NOT_IN_EVENT_MSG = reports.NOT_IN_EVENT  # the same words as a report's refusal
+EVENT_FINISHED = EVENT_FINISHED_MSG.singular
+NOT_STARTED = NOT_STARTED_MSG.singular
+DROPPED = DROPPED_MSG.singular
+NOT_IN_EVENT = NOT_IN_EVENT_MSG.singular
+TOO_MANY = template(
+    "calls.too_many",
+    ngettext(
+        "Too many judge calls from this link (at most %(limit)s in %(window)s "
+        "minutes): wait %(minutes)s minute, then call again, or find a judge on the "
+        "floor.",
+        "Too many judge calls from this link (at most %(limit)s in %(window)s "
+        "minutes): wait %(minutes)s minutes, then call again, or find a judge on the "
+        "floor.",
+        "minutes",
+    ),
+)
+NO_EVENT = reports.NO_EVENT
+# %(round)s: the playoff round's name (a Message).
+NO_TABLE_PLAYOFF = template(
+    "calls.no_table_playoff",
+    gettext_noop("You have no table in the %(round)s: find a judge on the floor or at the desk."),
+)
+NO_TABLE = template(
+    "calls.no_table",
+    gettext_noop(
+        "You have no table in round %(number)s: find a judge on the floor or at the desk."
+    ),
+)
+NO_SUCH_TABLE_PLAYOFF = template(
+    "calls.no_such_table_playoff", gettext_noop("There is no table %(table)s in the %(round)s.")
+)
+NO_SUCH_TABLE = template(
+    "calls.no_such_table", gettext_noop("There is no table %(table)s in round %(number)s.")
+)
+# %(state)s: where the call stands (pages.calls.call_state_words), said where raised.
+CALLED_BY_YOU = template(
+    "calls.called_by_you",
+    gettext_noop("A judge is called for your table already (by you): %(state)s."),
+)
+CALLED_BY_TABLE = template(
+    "calls.called_by_table",
+    gettext_noop("A judge is called for your table already (by your table): %(state)s."),
+)
+# %(state)s: the call's state (pages.calls.state_label), said where raised.
+OPEN_ALREADY = template(
+    "calls.open_already", gettext_noop("Table %(table)s has an open call already (%(state)s).")
+)
+NOT_OURS = template("calls.not_ours", gettext_noop("That call is not one of this event's."))
+RESOLVED_BY = template(
+    "calls.resolved_by", gettext_noop("This call is resolved already (by %(judge)s).")
+)
+RESOLVED = template("calls.resolved", gettext_noop("This call is resolved already (by a judge)."))
+TAKEN = template("calls.taken", gettext_noop("%(judge)s has this call already."))
+HEAD_TAKES = template(
+    "calls.head_takes",
+    gettext_noop(
+        "This call was handed to the head judge: only the head judge or the organizer takes it."
+    ),
+)
+ONLY_THEY_RELEASE = template(
+    "calls.only_they_release", gettext_noop("%(judge)s has this call: only they release it.")
+)
+HEAD_RESOLVES = template(
+    "calls.head_resolves",
+    gettext_noop(
+        "This call was handed to the head judge: only the head judge or the organizer resolves it."
+    ),
+)
 
 
 class AlreadyCalled(ServiceError):
     """The table already has an unresolved call: `call` is that one."""
 
-    def __init__(self, message: str, call: JudgeCall) -> None:
+    def __init__(self, message: Message | str, call: JudgeCall) -> None:
         super().__init__(message)
         self.call = call
 
@@ -79,16 +154,7 @@ class TooManyCalls(ServiceError):
     def __init__(self, refused: ratelimit.Refused) -> None:
         minutes = -(-refused.retry_after_s // 60)
         super().__init__(
-            ngettext(
-                "Too many judge calls from this link (at most %(limit)s in %(window)s "
-                "minutes): wait %(minutes)s minute, then call again, or find a judge on the "
-                "floor.",
-                "Too many judge calls from this link (at most %(limit)s in %(window)s "
-                "minutes): wait %(minutes)s minutes, then call again, or find a judge on the "
-                "floor.",
-                minutes,
-            )
-            % {"limit": CALL_TOKEN_LIMIT, "window": CALL_WINDOW_SECONDS // 60, "minutes": minutes}
+            TOO_MANY(limit=CALL_TOKEN_LIMIT, window=CALL_WINDOW_SECONDS // 60, minutes=minutes)
         )
         self.refused = refused
 
@@ -123,9 +189,9 @@ def _calling(tournament_id: int, by: Any = None) -> Iterator[Write]:
         with transaction.atomic():
             t = share_tournament(tournament_id)
             if t is None:
-                raise ServiceError(_("That event no longer exists."))
+                raise ServiceError(NO_EVENT())
             if t.status == Status.FINISHED:
-                raise ServiceError(_(EVENT_FINISHED))
+                raise ServiceError(EVENT_FINISHED_MSG())
             w = Write(t, by)
             yield w
             store_audit(w)
@@ -135,39 +201,27 @@ def _calling(tournament_id: int, by: Any = None) -> Iterator[Write]:
         raise
 
 
-def _no_table(round_: Round) -> str:
+def _no_table(round_: Round) -> Message:
     """ "You have no table in round 4: ...", or in the top cut "... in the Semifinals: ..."."""
-    if round_.playoff:
-        return _(
-            "You have no table in the %(round)s: find a judge on the floor or at the desk."
-        ) % {"round": round_name(round_label(round_))}
-    return _("You have no table in round %(number)s: find a judge on the floor or at the desk.") % {
-        "number": round_.number
-    }
+    name = round_label(round_)
+    if round_.playoff and name is not None:
+        return NO_TABLE_PLAYOFF(round=name.message())
+    return NO_TABLE(number=round_.number)
 
 
-def _no_such_table(round_: Round, table: int) -> str:
+def _no_such_table(round_: Round, table: int) -> Message:
     """ "There is no table 40 in round 4." (in the top cut "... in the Final.")."""
-    if round_.playoff:
-        return _("There is no table %(table)s in the %(round)s.") % {
-            "table": table,
-            "round": round_name(round_label(round_)),
-        }
-    return _("There is no table %(table)s in round %(number)s.") % {
-        "table": table,
-        "number": round_.number,
-    }
+    name = round_label(round_)
+    if round_.playoff and name is not None:
+        return NO_SUCH_TABLE_PLAYOFF(table=table, round=name.message())
+    return NO_SUCH_TABLE(table=table, number=round_.number)
 
 
-def _already_called(call: JudgeCall, by_you: bool) -> str:
+def _already_called(call: JudgeCall, by_you: bool) -> Message:
     """The answer to a second call for a table: who called, and where that call stands
-    (pages.calls.call_words, lower case as it reads inside the sentence)."""
+    (pages.calls.call_words, lower case as it reads inside the sentence; said here)."""
     state = call_state_words(call)
-    if by_you:
-        return _("A judge is called for your table already (by you): %(state)s.") % {"state": state}
-    return _("A judge is called for your table already (by your table): %(state)s.") % {
-        "state": state
-    }
+    return (CALLED_BY_YOU if by_you else CALLED_BY_TABLE)(state=state)
 
 
 def _table_seats(t: Tournament, round_: Round, table: int) -> tuple[Match, list[Seat]] | None:
@@ -265,12 +319,12 @@ def call_judge(*, player: Player, note: str = "") -> JudgeCall:
     with _calling(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None or found.entry != Entry.ACCEPTED:
-            raise ServiceError(_(NOT_IN_EVENT))
+            raise ServiceError(NOT_IN_EVENT_MSG())
         if found.dropped:
-            raise ServiceError(_(DROPPED))
+            raise ServiceError(DROPPED_MSG())
         round_ = current_round(w.tournament)
         if round_ is None:
-            raise ServiceError(_(NOT_STARTED))
+            raise ServiceError(NOT_STARTED_MSG())
         seat = Seat.objects.filter(round=round_, player=found).select_related("match").first()
         if seat is None or seat.match.table is None or seat.match.kind not in AT_A_TABLE:
             raise ServiceError(_no_table(round_))
@@ -296,7 +350,7 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
     with _calling(tournament.pk, by) as w:
         round_ = current_round(w.tournament)
         if round_ is None:
-            raise ServiceError(_(NOT_STARTED))
+            raise ServiceError(NOT_STARTED_MSG())
         at_table = _table_seats(w.tournament, round_, table)
         if at_table is None:
             raise ServiceError(_no_such_table(round_, table))
@@ -304,8 +358,7 @@ def open_call(*, tournament: Tournament, table: int, note: str = "", by: Any) ->
         existing = _open_at(w.tournament, round_.number, table)
         if existing is not None:
             raise AlreadyCalled(
-                _("Table %(table)s has an open call already (%(state)s).")
-                % {"table": table, "state": state_label(existing.state)},
+                OPEN_ALREADY(table=table, state=state_label(existing.state)),
                 existing,
             )
         call = JudgeCall.objects.create(
@@ -328,18 +381,15 @@ def _locked_call(w: Write, call: JudgeCall | int) -> JudgeCall:
         .values_list("pk", flat=True)
     )
     if not locked:
-        raise ServiceError(_("That call is not one of this event's."))
+        raise ServiceError(NOT_OURS())
     return JudgeCall.objects.select_related("judge", "player").get(pk=pk)
 
 
 def _not_resolved(call: JudgeCall) -> None:
     if call.state == CallState.RESOLVED:
         if call.judge is not None:
-            raise ServiceError(
-                _("This call is resolved already (by %(judge)s).")
-                % {"judge": _judge_name(call.judge)}
-            )
-        raise ServiceError(_("This call is resolved already (by a judge)."))
+            raise ServiceError(RESOLVED_BY(judge=_judge_name(call.judge)))
+        raise ServiceError(RESOLVED())
 
 
 def _tournament_id(call: JudgeCall | int, tournament: Tournament | None) -> int:
@@ -349,7 +399,7 @@ def _tournament_id(call: JudgeCall | int, tournament: Tournament | None) -> int:
         return call.tournament_id
     found = JudgeCall.objects.filter(pk=call).values_list("tournament_id", flat=True).first()
     if found is None:
-        raise ServiceError(_("That call is not one of this event's."))
+        raise ServiceError(NOT_OURS())
     return found
 
 
@@ -364,16 +414,9 @@ def claim_call(
         if found.judge_id == by.pk:
             return found  # theirs already: a second tap changes nothing
         if found.judge is not None:
-            raise ServiceError(
-                _("%(judge)s has this call already.") % {"judge": _judge_name(found.judge)}
-            )
+            raise ServiceError(TAKEN(judge=_judge_name(found.judge)))
         if found.state == CallState.HEAD and not is_head_judge(by, w.tournament):
-            raise ServiceError(
-                _(
-                    "This call was handed to the head judge: only the head judge or the "
-                    "organizer takes it."
-                )
-            )
+            raise ServiceError(HEAD_TAKES())
         found.judge, found.claimed_at = by, timezone.now()
         if found.state == CallState.OPEN:
             found.state = CallState.CLAIMED
@@ -394,10 +437,7 @@ def release_call(
         if found.judge is None:
             return found  # nobody has it
         if found.judge_id != by.pk and not is_head_judge(by, w.tournament):
-            raise ServiceError(
-                _("%(judge)s has this call: only they release it.")
-                % {"judge": _judge_name(found.judge)}
-            )
+            raise ServiceError(ONLY_THEY_RELEASE(judge=_judge_name(found.judge)))
         before = _judge_name(found.judge)
         found.judge, found.claimed_at = None, None
         if found.state == CallState.CLAIMED:
@@ -439,12 +479,7 @@ def resolve_call(
             return found  # resolved twice by the same judge: nothing changes
         _not_resolved(found)
         if found.state == CallState.HEAD and not is_head_judge(by, w.tournament):
-            raise ServiceError(
-                _(
-                    "This call was handed to the head judge: only the head judge or the "
-                    "organizer resolves it."
-                )
-            )
+            raise ServiceError(HEAD_RESOLVES())
         handed = found.state == CallState.HEAD
         found.state, found.judge = CallState.RESOLVED, by
         found.resolved_at, found.resolution = timezone.now(), resolution

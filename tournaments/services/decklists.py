@@ -32,16 +32,13 @@ from typing import Any
 
 from django.db import OperationalError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from tournaments.decklists import messages
 from tournaments.decklists.check import check_decklist
 from tournaments.decklists.parse import card_key, parse_decklist, parse_dek
 from tournaments.decklists.types import CardLookup, Line, Parsed
 from tournaments.domain import decklists_locked
-from tournaments.labels import spoken
-from tournaments.messages import Message
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import AuditAction, DeckFormat, Decklist, Entry, Player, Tournament
 from tournaments.permissions import can_judge
 from tournaments.services.cards import card_lookup
@@ -57,15 +54,76 @@ from tournaments.services.writing import (
 
 MAX_UPLOAD_BYTES = 64 * 1024  # a 250-line list is under 10 kB; a .dek under 30 kB
 UPLOAD_SUFFIXES = (".txt", ".dek")
-# English, marked: raised translated (the request's language).
-NO_DECKLISTS = gettext_noop("This event takes no decklists.")
-LOCKED = gettext_noop(
-    "Decklists are locked: the deadline has passed. Your registered list stays as it is; "
-    "to change it, see a judge."
+# Refusals, raised as Messages and said where they are shown (issue 36). The English of
+# the first five stays importable: callers compare with it.
+NO_DECKLISTS_MSG = template("decklists.none", gettext_noop("This event takes no decklists."))
+LOCKED_MSG = template(
+    "decklists.locked",
+    gettext_noop(
+        "Decklists are locked: the deadline has passed. Your registered list stays as it is; "
+        "to change it, see a judge."
+    ),
 )
-NOT_STAFF = gettext_noop("Only the event's organizer or its judges enter a list for a player.")
-EMPTY = gettext_noop("The list is empty: paste your list, or choose a .txt or .dek file.")
-NOT_IN_EVENT = gettext_noop("That player is not in this event.")
+NOT_STAFF_MSG = template(
+    "decklists.not_staff",
+    gettext_noop("Only the event's organizer or its judges enter a list for a player."),
+)
+EMPTY_MSG = template(
+    "decklists.empty",
+    gettext_noop("The list is empty: paste your list, or choose a .txt or .dek file."),
+)
+NOT_IN_EVENT_MSG = template(
+    "decklists.not_in_event", gettext_noop("That player is not in this event.")
+)
+NO_DECKLISTS = NO_DECKLISTS_MSG.singular
+LOCKED = LOCKED_MSG.singular
+NOT_STAFF = NOT_STAFF_MSG.singular
+EMPTY = EMPTY_MSG.singular
+NOT_IN_EVENT = NOT_IN_EVENT_MSG.singular
+NOT_A_FILE = template(
+    "decklists.not_a_file",
+    gettext_noop("%(name)r is not a decklist file: choose a .txt (text) or .dek (MTGO) file."),
+)
+FILE_TOO_BIG = template(
+    "decklists.file_too_big",
+    gettext_noop("%(name)r is %(size)s kB: a decklist file is at most %(most)s kB."),
+)
+NOT_TEXT = template(
+    "decklists.not_text",
+    gettext_noop("%(name)r is not a text file: choose the list's .txt or .dek file."),
+)
+EMPTY_FILE = template("decklists.empty_file", gettext_noop("%(name)r is empty."))
+DEK_UNUSABLE = template(
+    "decklists.dek_unusable",
+    gettext_noop(
+        "This .dek file could not be used (%(why)s): export the deck from MTGO "
+        "again, or paste the list as text."
+    ),
+)
+NO_CARD_MORE = template(
+    "decklists.no_card_more",
+    gettext_noop("No card could be read from this list: %(problems)s (and %(more)s more)."),
+)
+NO_CARD = template(
+    "decklists.no_card", gettext_noop("No card could be read from this list: %(problems)s.")
+)
+NOT_A_FORMAT = template(
+    "decklists.not_a_format", gettext_noop("%(format)r is not a format: pick one of %(known)s.")
+)
+NAIVE_DEADLINE = template(
+    "decklists.naive_deadline", gettext_noop("The deadline needs its time zone.")
+)
+# Two problems in one sentence ("a; b"), each said in the reader's language: the
+# separator is not a word, so it is not marked.
+JOINED = template("decklists.joined", "%(first)s; %(rest)s")
+
+
+def _joined(problems: list[Message]) -> Message:
+    """`problems` (at least one) as one message: "a; b; c"."""
+    out = problems[-1]
+    for p in reversed(problems[:-1]):
+        out = JOINED(first=p, rest=out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -99,25 +157,19 @@ def read_upload(*, name: str, data: bytes) -> str:
     otherwise."""
     lowered = name.lower()
     if not lowered.endswith(UPLOAD_SUFFIXES):
-        raise ServiceError(
-            _("%(name)r is not a decklist file: choose a .txt (text) or .dek (MTGO) file.")
-            % {"name": name}
-        )
+        raise ServiceError(NOT_A_FILE(name=name))
     if len(data) > MAX_UPLOAD_BYTES:
         raise ServiceError(
-            _("%(name)r is %(size)s kB: a decklist file is at most %(most)s kB.")
-            % {"name": name, "size": len(data) // 1024, "most": MAX_UPLOAD_BYTES // 1024}
+            FILE_TOO_BIG(name=name, size=len(data) // 1024, most=MAX_UPLOAD_BYTES // 1024)
         )
     if b"\x00" in data:
-        raise ServiceError(
-            _("%(name)r is not a text file: choose the list's .txt or .dek file.") % {"name": name}
-        )
+        raise ServiceError(NOT_TEXT(name=name))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("cp1252", errors="replace")
     if not text.strip():
-        raise ServiceError(_("%(name)r is empty.") % {"name": name})
+        raise ServiceError(EMPTY_FILE(name=name))
     return text
 
 
@@ -145,11 +197,11 @@ def _named(lines: tuple[Line, ...], cards: CardLookup | None) -> list[list[Any]]
 
 
 class ListRefused(ServiceError):
-    """A list nothing in it could be registered from. Its text (the request's language) is
-    said at once; `problems` (Messages) are stored when a list already registered is
-    checked again and refused (recheck, a backup's restore)."""
+    """A list nothing in it could be registered from. Its message is said where it is
+    shown, in the reader's language; `problems` (Messages) are stored when a list already
+    registered is checked again and refused (recheck, a backup's restore)."""
 
-    def __init__(self, said: str, problems: list[Message]) -> None:
+    def __init__(self, said: Message | str, problems: list[Message]) -> None:
         super().__init__(said)
         self.problems = problems
 
@@ -159,19 +211,16 @@ def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Chec
     nothing in it could be read at all; any other problem is stored with the list."""
     if len(text.encode("utf-8", errors="replace")) > MAX_UPLOAD_BYTES:
         too_long = messages.LIST_TOO_LONG(most=MAX_UPLOAD_BYTES // 1024)
-        raise ListRefused(spoken(too_long), [too_long])
+        raise ListRefused(too_long, [too_long])
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise ListRefused(_(EMPTY), [messages.LIST_EMPTY()])
+        raise ListRefused(EMPTY_MSG(), [messages.LIST_EMPTY()])
     before: list[Message] = []
     if _is_dek(text):
         dek = parse_dek(text)  # never raises: what it cannot read is a problem
         if not dek.main and not dek.side:
             why = [p.said() for p in dek.problems] or [messages.DEK_NO_CARDS()]
-            said = _(
-                "This .dek file could not be used (%(why)s): export the deck from MTGO "
-                "again, or paste the list as text."
-            ) % {"why": "; ".join(spoken(p) for p in why[:3])}
+            said = DEK_UNUSABLE(why=_joined(why[:3]))
             raise ListRefused(said, [messages.DEK_FILE(problem=p) for p in why])
         before = [messages.DEK_FILE(problem=p.said()) for p in dek.problems]
         text = _as_text(dek)
@@ -179,14 +228,12 @@ def check_text(text: str, *, deck_format: str, cards: CardLookup | None) -> Chec
     if not parsed.main and not parsed.side:
         # Nothing to register: the reason (too many lines, unreadable lines) is the answer.
         if not parsed.problems:
-            raise ListRefused(_(EMPTY), [messages.LIST_EMPTY()])
+            raise ListRefused(EMPTY_MSG(), [messages.LIST_EMPTY()])
         found = [p.said() for p in parsed.problems]
-        shown = "; ".join(spoken(p) for p in found[:3])
+        shown = _joined(found[:3])
         if len(found) > 3:
-            said = _("No card could be read from this list: %(problems)s (and %(more)s more).")
-            raise ListRefused(said % {"problems": shown, "more": len(found) - 3}, found)
-        said = _("No card could be read from this list: %(problems)s.")
-        raise ListRefused(said % {"problems": shown}, found)
+            raise ListRefused(NO_CARD_MORE(problems=shown, more=len(found) - 3), found)
+        raise ListRefused(NO_CARD(problems=shown), found)
     found = [*before, *(p.said() for p in parsed.problems)]
     for p in check_decklist(parsed, deck_format=deck_format, cards=cards):
         if p.said() not in found:
@@ -208,6 +255,8 @@ def refused_fields(text: str, refused: ServiceError, *, names_checked: bool) -> 
     why = (
         refused.problems
         if isinstance(refused, ListRefused)
+        else [refused.message]
+        if isinstance(refused.message, Message)
         else [messages.STORED_TEXT(text=str(refused))]
     )
     return Checked(text, [], [], [p.data() for p in why], False, names_checked).fields()
@@ -240,7 +289,7 @@ def _event_player(t: Tournament, player: Player | int) -> Player:
         .first()
     )
     if found is None:
-        raise ServiceError(_(NOT_IN_EVENT))
+        raise ServiceError(NOT_IN_EVENT_MSG())
     return found
 
 
@@ -285,9 +334,9 @@ def submit_decklist(*, player: Player, text: str, by: Any = None) -> Decklist:
     """
     t = Tournament.objects.get(pk=player.tournament_id)
     if not t.deck_format:
-        raise ServiceError(_(NO_DECKLISTS))
+        raise ServiceError(NO_DECKLISTS_MSG())
     if by is not None and not can_judge(by, t):
-        raise ServiceError(_(NOT_STAFF))
+        raise ServiceError(NOT_STAFF_MSG())
     cards = card_lookup()
     checked = check_text(text, deck_format=t.deck_format, cards=cards)
     if by is None:
@@ -300,10 +349,10 @@ def submit_decklist(*, player: Player, text: str, by: Any = None) -> Decklist:
 def _submit(w: Write, player: Player, checked: Checked, *, by: Any) -> Decklist:
     t = w.tournament
     if not t.deck_format:
-        raise ServiceError(_(NO_DECKLISTS))
+        raise ServiceError(NO_DECKLISTS_MSG())
     locked = decklists_locked(t)
     if by is None and locked:
-        raise ServiceError(_(LOCKED))
+        raise ServiceError(LOCKED_MSG())
     who = _event_player(t, player)
     existing = Decklist.objects.filter(player=who).first()
     if (
@@ -380,12 +429,9 @@ def set_decklist_rules(
     deadline without its time zone."""
     if deck_format not in DeckFormat.values:
         known = ", ".join(label for value, label in DeckFormat.choices if value)
-        raise ServiceError(
-            _("%(format)r is not a format: pick one of %(known)s.")
-            % {"format": deck_format, "known": known}
-        )
+        raise ServiceError(NOT_A_FORMAT(format=deck_format, known=known))
     if deadline is not None and timezone.is_naive(deadline):
-        raise ServiceError(_("The deadline needs its time zone."))
+        raise ServiceError(NAIVE_DEADLINE())
     with writing(tournament, by=by) as w:
         t = w.tournament
         old = {"format": t.deck_format, "deadline": _deadline_text(t.decklist_deadline)}
@@ -414,7 +460,7 @@ def publish_decklists(*, tournament: Tournament, published: bool, by: Any) -> To
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if not t.deck_format and published:
-            raise ServiceError(_(NO_DECKLISTS))
+            raise ServiceError(NO_DECKLISTS_MSG())
         if t.decklists_published == published:
             return t
         t.decklists_published = published

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.utils.formats import number_format
-from django.utils.translation import gettext as _
 
+from tournaments.messages import gettext_noop, template
 from tournaments.models import AuditAction, Entry, FixedSeat, Player, Tournament
 from tournaments.pairing.table_numbers import number_tables
 from tournaments.services.writing import ServiceError, writing
@@ -23,17 +23,38 @@ MAX_TABLE = 100_000  # the interchange document's limit on a table number
 MAX_REASON = 100  # FixedSeat.reason
 
 
+# Refusals, raised as Messages and said where they are shown (issue 36). NOT_PLAYER,
+# NOT_ACCEPTED and REASON_TOO_LONG are restrictions' too.
+NOT_PLAYER = template("seats.not_player", gettext_noop("%(name)s is not a player of this event."))
+NOT_ACCEPTED = template(
+    "seats.not_accepted", gettext_noop("%(name)s's entry is not accepted: accept it first.")
+)
+REASON_TOO_LONG = template(
+    "seats.reason_too_long", gettext_noop("The reason has at most %(max)s characters.")
+)
+# %(max)s: MAX_TABLE written as the language writes numbers (formatted where raised).
+TABLE_RANGE = template(
+    "seats.table_range", gettext_noop("A table number is a whole number from 1 to %(max)s.")
+)
+TAKEN = template(
+    "seats.taken",
+    gettext_noop(
+        "Table %(table)s is fixed for %(name)s already: choose another "
+        "table, or remove that fixed seat first."
+    ),
+)
+NOT_FIXED = template("seats.not_fixed", gettext_noop("%(name)s has no fixed seat."))
+
+
 class TableTaken(ServiceError):
     """The table is another player's fixed table."""
 
 
 def _own_player(t: Tournament, player: Player) -> None:
     if player.tournament_id != t.pk:
-        raise ServiceError(_("%(name)s is not a player of this event.") % {"name": player.name})
+        raise ServiceError(NOT_PLAYER(name=player.name))
     if player.entry != Entry.ACCEPTED:
-        raise ServiceError(
-            _("%(name)s's entry is not accepted: accept it first.") % {"name": player.name}
-        )
+        raise ServiceError(NOT_ACCEPTED(name=player.name))
 
 
 def fix_seat(
@@ -43,12 +64,9 @@ def fix_seat(
     to the new table. Refused: a table another player holds, a number out of range."""
     reason = " ".join(reason.split())
     if len(reason) > MAX_REASON:
-        raise ServiceError(_("The reason has at most %(max)s characters.") % {"max": MAX_REASON})
+        raise ServiceError(REASON_TOO_LONG(max=MAX_REASON))
     if isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= MAX_TABLE:
-        raise ServiceError(
-            _("A table number is a whole number from 1 to %(max)s.")
-            % {"max": number_format(MAX_TABLE, force_grouping=True)}
-        )
+        raise ServiceError(TABLE_RANGE(max=number_format(MAX_TABLE, force_grouping=True)))
     with writing(tournament, by=by) as w:
         t = w.tournament
         _own_player(t, player)
@@ -59,13 +77,7 @@ def fix_seat(
             .first()
         )
         if holder is not None:
-            raise TableTaken(
-                _(
-                    "Table %(table)s is fixed for %(name)s already: choose another "
-                    "table, or remove that fixed seat first."
-                )
-                % {"table": table, "name": holder.player.name}
-            )
+            raise TableTaken(TAKEN(table=table, name=holder.player.name))
         seat = FixedSeat.objects.filter(player=player).first()
         before = None if seat is None else {"table": seat.table, "reason": seat.reason}
         after = {"event": "fixed", "table": table, "reason": reason}
@@ -95,7 +107,7 @@ def unfix_seat(*, tournament: Tournament, player: Player, by: Any = None) -> Non
         t = w.tournament
         seat = FixedSeat.objects.filter(tournament=t, player=player).first()
         if seat is None:
-            raise ServiceError(_("%(name)s has no fixed seat.") % {"name": player.name})
+            raise ServiceError(NOT_FIXED(name=player.name))
         seat.delete()
         w.touched()
         w.audit(

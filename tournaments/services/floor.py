@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from tournaments.domain import current_round
+from tournaments.messages import Message, Template, gettext_noop, template
 from tournaments.models import (
     AuditAction,
     DeckCheck,
@@ -39,51 +38,126 @@ NOTE_LENGTH = 200  # TimeExtension.note
 CHECK_NOTE_LENGTH = 300  # DeckCheck.note
 
 # Why a table cannot take what the judge asked, one whole sentence per action (word
-# order differs per language: no verb is slotted into a shared sentence).
-# %(table)s: "Table 4" (or "That match").
-_REFUSALS = {
+# order differs per language: no verb is slotted into a shared sentence). Raised as
+# Messages (issue 36). %(table)s: THAT_MATCH or TABLE (a Message, said in its turn).
+THAT_MATCH = template("floor.that_match", gettext_noop("That match"))
+TABLE = template("floor.table", gettext_noop("Table %(table)s"))
+_REFUSALS: dict[str, dict[str, Template]] = {
     "extend": {
-        "bye": gettext_lazy("%(table)s is a bye: there is no game to extend."),
-        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to extend."),
-        "not_played": gettext_lazy(
-            "%(table)s of round %(round)s is not being played: only tables of the round "
-            "being played can extend."
+        "bye": template(
+            "floor.extend_bye", gettext_noop("%(table)s is a bye: there is no game to extend.")
         ),
-        "not_played_now": gettext_lazy(
-            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
-            "tables of the round being played can extend."
+        "not_two": template(
+            "floor.extend_not_two",
+            gettext_noop("%(table)s is not a two-player match: nothing to extend."),
         ),
-        "reported": gettext_lazy("%(table)s has its result already: nothing left to extend."),
+        "not_played": template(
+            "floor.extend_not_played",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played: only tables of the round "
+                "being played can extend."
+            ),
+        ),
+        "not_played_now": template(
+            "floor.extend_not_played_now",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+                "tables of the round being played can extend."
+            ),
+        ),
+        "reported": template(
+            "floor.extend_reported",
+            gettext_noop("%(table)s has its result already: nothing left to extend."),
+        ),
     },
     "change its time": {
-        "bye": gettext_lazy("%(table)s is a bye: there is no game to change its time."),
-        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to change its time."),
-        "not_played": gettext_lazy(
-            "%(table)s of round %(round)s is not being played: only tables of the round "
-            "being played can change its time."
+        "bye": template(
+            "floor.time_bye",
+            gettext_noop("%(table)s is a bye: there is no game to change its time."),
         ),
-        "not_played_now": gettext_lazy(
-            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
-            "tables of the round being played can change its time."
+        "not_two": template(
+            "floor.time_not_two",
+            gettext_noop("%(table)s is not a two-player match: nothing to change its time."),
         ),
-        "reported": gettext_lazy(
-            "%(table)s has its result already: nothing left to change its time."
+        "not_played": template(
+            "floor.time_not_played",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played: only tables of the round "
+                "being played can change its time."
+            ),
+        ),
+        "not_played_now": template(
+            "floor.time_not_played_now",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+                "tables of the round being played can change its time."
+            ),
+        ),
+        "reported": template(
+            "floor.time_reported",
+            gettext_noop("%(table)s has its result already: nothing left to change its time."),
         ),
     },
     "deck check": {
-        "bye": gettext_lazy("%(table)s is a bye: there is no game to deck check."),
-        "not_two": gettext_lazy("%(table)s is not a two-player match: nothing to deck check."),
-        "not_played": gettext_lazy(
-            "%(table)s of round %(round)s is not being played: only tables of the round "
-            "being played can deck check."
+        "bye": template(
+            "floor.check_bye",
+            gettext_noop("%(table)s is a bye: there is no game to deck check."),
         ),
-        "not_played_now": gettext_lazy(
-            "%(table)s of round %(round)s is not being played (round %(now)s is): only "
-            "tables of the round being played can deck check."
+        "not_two": template(
+            "floor.check_not_two",
+            gettext_noop("%(table)s is not a two-player match: nothing to deck check."),
         ),
-        "reported": gettext_lazy("%(table)s has its result already: nothing left to deck check."),
+        "not_played": template(
+            "floor.check_not_played",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played: only tables of the round "
+                "being played can deck check."
+            ),
+        ),
+        "not_played_now": template(
+            "floor.check_not_played_now",
+            gettext_noop(
+                "%(table)s of round %(round)s is not being played (round %(now)s is): only "
+                "tables of the round being played can deck check."
+            ),
+        ),
+        "reported": template(
+            "floor.check_reported",
+            gettext_noop("%(table)s has its result already: nothing left to deck check."),
+        ),
     },
 }
+NO_ROUND = template("floor.no_round", gettext_noop("No round is being played: pair one first."))
+NO_SUCH_TABLE = template(
+    "floor.no_such_table", gettext_noop("Round %(round)s has no table %(table)s.")
+)
+TABLE_GONE = template(
+    "floor.table_gone", gettext_noop("That table is not in this event (was its round undone?).")
+)
+NOTE_TOO_LONG = template(
+    "floor.note_too_long",
+    gettext_noop("Keep the note under %(limit)s characters (%(length)s now)."),
+)
+MINUTES = template(
+    "floor.minutes", gettext_noop("Add between %(low)s and %(high)s minutes to a table at a time.")
+)
+EXTENSION_GONE = template(
+    "floor.extension_gone", gettext_noop("That extension is not in this event any more.")
+)
+CHECK_TIME_STAYS = template(
+    "floor.check_time_stays",
+    gettext_noop("A deck check's time stays with its table: it is not taken back."),
+)
+BEING_CHECKED = template(
+    "floor.being_checked", gettext_noop("%(table)s is being deck checked already.")
+)
+CHECK_GONE = template(
+    "floor.check_gone", gettext_noop("That deck check is not in this event any more.")
+)
+CHECK_FINISHED = template(
+    "floor.check_finished",
+    gettext_noop("The deck check of table %(table)s is finished already."),
+)
 
 
 @dataclass(frozen=True)
@@ -94,11 +168,11 @@ class Table:
     players: list[Player]
 
     @property
-    def label(self) -> str:
-        """ "Table 4" (or "That match"), in the reader's language."""
+    def label(self) -> Message:
+        """ "Table 4" (or "That match"), said in the reader's language."""
         if self.match.table is None:
-            return _("That match")
-        return _("Table %(table)s") % {"table": self.match.table}
+            return THAT_MATCH()
+        return TABLE(table=self.match.table)
 
 
 def _open_table(
@@ -111,21 +185,18 @@ def _open_table(
     playing = current_round(t)
     if match is None:
         if playing is None:
-            raise ServiceError(_("No round is being played: pair one first."))
+            raise ServiceError(NO_ROUND())
         match = (
             Match.objects.filter(round=playing, table=table).order_by("id").first()
             if table is not None
             else None
         )
         if match is None:
-            raise ServiceError(
-                _("Round %(round)s has no table %(table)s.")
-                % {"round": playing.number, "table": table}
-            )
+            raise ServiceError(NO_SUCH_TABLE(round=playing.number, table=table))
     pk = match if isinstance(match, int) else match.pk
     found = Match.objects.filter(pk=pk, round__tournament=t).select_related("round").first()
     if found is None:
-        raise ServiceError(_("That table is not in this event (was its round undone?)."))
+        raise ServiceError(TABLE_GONE())
     players = [
         s.player
         for s in Seat.objects.filter(match=found).select_related("player").order_by("position")
@@ -134,25 +205,22 @@ def _open_table(
     refusals = _REFUSALS[doing]
     said = {"table": at.label, "round": found.round.number}
     if found.kind == MatchKind.BYE:
-        raise ServiceError(str(refusals["bye"]) % said)
+        raise ServiceError(refusals["bye"](**said))
     if found.kind != MatchKind.PLAYED or len(players) != 2:
-        raise ServiceError(str(refusals["not_two"]) % said)
+        raise ServiceError(refusals["not_two"](**said))
     if playing is None or playing.pk != found.round_id:
         if playing is None:
-            raise ServiceError(str(refusals["not_played"]) % said)
-        raise ServiceError(str(refusals["not_played_now"]) % {**said, "now": playing.number})
+            raise ServiceError(refusals["not_played"](**said))
+        raise ServiceError(refusals["not_played_now"](**said, now=playing.number))
     if found.reported:
-        raise ServiceError(str(refusals["reported"]) % said)
+        raise ServiceError(refusals["reported"](**said))
     return at
 
 
 def _clean_note(note: str, limit: int) -> str:
     note = " ".join(note.split())
     if len(note) > limit:
-        raise ServiceError(
-            _("Keep the note under %(limit)s characters (%(length)s now).")
-            % {"limit": limit, "length": len(note)}
-        )
+        raise ServiceError(NOTE_TOO_LONG(limit=limit, length=len(note)))
     return note
 
 
@@ -177,10 +245,7 @@ def add_extension(
     at `table` (a number, as the judge typed it)."""
     low, high = EXTENSION_MINUTES
     if not isinstance(minutes, int) or not low <= minutes <= high:
-        raise ServiceError(
-            _("Add between %(low)s and %(high)s minutes to a table at a time.")
-            % {"low": low, "high": high}
-        )
+        raise ServiceError(MINUTES(low=low, high=high))
     note = _clean_note(note, NOTE_LENGTH)
     with writing(tournament, by=by) as w:
         at = _open_table(w, match, "extend", table=table)
@@ -217,9 +282,9 @@ def remove_extension(
             .first()
         )
         if found is None:
-            raise ServiceError(_("That extension is not in this event any more."))
+            raise ServiceError(EXTENSION_GONE())
         if found.reason == ExtensionReason.DECK_CHECK:
-            raise ServiceError(_("A deck check's time stays with its table: it is not taken back."))
+            raise ServiceError(CHECK_TIME_STAYS())
         table = _open_table(w, found.match, "change its time")
         minutes = found.minutes
         found.delete()
@@ -282,9 +347,7 @@ def start_deck_check(
     with writing(tournament, by=by) as w:
         table = _open_table(w, match, "deck check", table=table)
         if DeckCheck.objects.filter(match=table.match, finished_at__isnull=True).exists():
-            raise ServiceError(
-                _("%(table)s is being deck checked already.") % {"table": table.label}
-            )
+            raise ServiceError(BEING_CHECKED(table=table.label))
         check = DeckCheck.objects.create(
             tournament=w.tournament,
             match=table.match,
@@ -311,16 +374,13 @@ def finish_deck_check(*, check: DeckCheck | int, by: Any, note: str = "") -> Dec
     pk = check if isinstance(check, int) else check.pk
     event = DeckCheck.objects.filter(pk=pk).values_list("tournament_id", flat=True).first()
     if event is None:
-        raise ServiceError(_("That deck check is not in this event any more."))
+        raise ServiceError(CHECK_GONE())
     with writing(event, by=by) as w:
         found = DeckCheck.objects.filter(pk=pk).select_related("match__round").first()
         if found is None:
-            raise ServiceError(_("That deck check is not in this event any more."))
+            raise ServiceError(CHECK_GONE())
         if found.finished_at is not None:
-            raise ServiceError(
-                _("The deck check of table %(table)s is finished already.")
-                % {"table": found.match.table}
-            )
+            raise ServiceError(CHECK_FINISHED(table=found.match.table))
         found.finished_at = timezone.now()
         found.note = note
         found.save(update_fields=["finished_at", "note"])

@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Max
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext
 
 from tournaments.domain import current_round, walkover_score
 from tournaments.infractions import INFRACTIONS, PENALTY_NAMES, Infraction, infraction_name
+from tournaments.messages import gettext_noop, template
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -46,19 +46,101 @@ from tournaments.services.results import _seated_match, enter_result
 from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_NOTE = 500  # Penalty.note's max_length
-HEAD_ONLY = gettext_noop("Only the head judge or the organizer disqualifies a player (MTR 1.7).")
+# Refusals, raised as Messages and said where they are shown (issue 36). HEAD_ONLY's
+# English stays importable (the views translate it for their 403).
+HEAD_ONLY_MSG = template(
+    "penalties.head_only",
+    gettext_noop("Only the head judge or the organizer disqualifies a player (MTR 1.7)."),
+)
+HEAD_ONLY = HEAD_ONLY_MSG.singular
+NOT_AN_INFRACTION = template(
+    "penalties.not_an_infraction",
+    gettext_noop(
+        "%(key)r is not an infraction of the Infraction Procedure Guide: pick one from the list."
+    ),
+)
+# %(infraction)s: the IPG's name of it, translated where raised (see _kind): the
+# infractions' names are words marked in tournaments.infractions, not templates.
+NO_PENALTY = template(
+    "penalties.no_penalty",
+    gettext_noop(
+        "%(infraction)s carries no penalty (IPG %(section)s): there is nothing to "
+        "record. Choose a penalty only to upgrade it."
+    ),
+)
+NOT_A_PENALTY = template(
+    "penalties.not_a_penalty", gettext_noop("%(kind)r is not a penalty: pick one of %(known)s.")
+)
+NOTE_TOO_LONG = template(
+    "penalties.note_too_long",
+    gettext_noop("The note is %(length)s characters long: %(most)s at most."),
+)
+NOT_IN_EVENT = template(
+    "penalties.not_in_event",
+    gettext_noop("That player is not in this event: pick one from its list."),
+)
+DROPPED = template(
+    "penalties.dropped",
+    gettext_noop(
+        "%(player)s has dropped from the event (after round %(round)s): a penalty "
+        "is for a player still in it."
+    ),
+)
+NOT_IN_MATCH = template(
+    "penalties.not_in_match", gettext_noop("%(player)s does not play in that match.")
+)
+NO_MATCH = template(
+    "penalties.no_match",
+    gettext_noop("%(player)s has no match in the round being played: a match loss needs one."),
+)
+BYE = template(
+    "penalties.bye", gettext_noop("%(player)s has a bye this round: a bye takes no match loss.")
+)
+NO_OPPONENT = template(
+    "penalties.no_opponent",
+    gettext_noop("%(player)s has no opponent this round (already a loss): nothing to concede."),
+)
+LEAGUE_GAME = template(
+    "penalties.league_game",
+    gettext_noop("A league table's game takes places and scores, not a match loss."),
+)
+ALREADY_OVER = template(
+    "penalties.already_over",
+    gettext_noop(
+        "%(player)s's match (table %(table)s) already has a result: by IPG 1.1 a "
+        "match loss for a match already over applies to their next match. Issue it "
+        "once that round is paired, or clear this result first if the offense "
+        "happened in this match."
+    ),
+)
+TWO_PLAYERS = template(
+    "penalties.two_players", gettext_noop("Only a two-player match takes a match loss.")
+)
+GONE = template(
+    "penalties.gone", gettext_noop("That penalty is not in this event (withdrawn already?).")
+)
+DQ_STAYS = template(
+    "penalties.dq_stays",
+    gettext_noop(
+        "A disqualification is not withdrawn here: the organizer re-admits the "
+        "player on the Players screen and corrects the conceded result on the "
+        "match's form."
+    ),
+)
+COUNTED_LATER = template(
+    "penalties.counted_later",
+    gettext_noop(
+        "Round %(round)s is no longer the last round paired, and a later pairing "
+        "counted this result: correct table %(table)s's result on its form first, "
+        "then withdraw the penalty."
+    ),
+)
 
 
 def _infraction(key: str) -> Infraction:
     found = INFRACTIONS.get(key)
     if found is None:
-        raise ServiceError(
-            _(
-                "%(key)r is not an infraction of the Infraction Procedure Guide: pick one "
-                "from the list."
-            )
-            % {"key": key}
-        )
+        raise ServiceError(NOT_AN_INFRACTION(key=key))
     return found
 
 
@@ -67,17 +149,13 @@ def _kind(infraction: Infraction, penalty: str | None) -> str:
     kind = penalty or infraction.penalty
     if kind is None:
         raise ServiceError(
-            _(
-                "%(infraction)s carries no penalty (IPG %(section)s): there is nothing to "
-                "record. Choose a penalty only to upgrade it."
-            )
-            % {"infraction": _(infraction.name), "section": infraction.section}
+            NO_PENALTY(infraction=gettext(infraction.name), section=infraction.section)
         )
     if kind not in PenaltyKind.values:
-        known = ", ".join(_(name) for name in PENALTY_NAMES.values())
-        raise ServiceError(
-            _("%(kind)r is not a penalty: pick one of %(known)s.") % {"kind": kind, "known": known}
-        )
+        # The IPG's names, said here (tournaments.infractions marks them as words, not
+        # templates): the one part of these refusals translated where it is raised.
+        known = ", ".join(gettext(name) for name in PENALTY_NAMES.values())
+        raise ServiceError(NOT_A_PENALTY(kind=kind, known=known))
     return kind
 
 
@@ -85,10 +163,7 @@ def _note(note: str) -> str:
     # Control characters (a paste from elsewhere) would garble the printed report.
     cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in note).split())
     if len(cleaned) > MAX_NOTE:
-        raise ServiceError(
-            _("The note is %(length)s characters long: %(most)s at most.")
-            % {"length": len(cleaned), "most": MAX_NOTE}
-        )
+        raise ServiceError(NOTE_TOO_LONG(length=len(cleaned), most=MAX_NOTE))
     return cleaned
 
 
@@ -96,15 +171,9 @@ def _player(t: Tournament, player: Player | int) -> Player:
     pk = player.pk if isinstance(player, Player) else player
     found = Player.objects.filter(pk=pk, tournament=t, entry=Entry.ACCEPTED).first()
     if found is None:
-        raise ServiceError(_("That player is not in this event: pick one from its list."))
+        raise ServiceError(NOT_IN_EVENT())
     if found.dropped:
-        raise ServiceError(
-            _(
-                "%(player)s has dropped from the event (after round %(round)s): a penalty "
-                "is for a player still in it."
-            )
-            % {"player": found.name, "round": found.dropped_after_round}
-        )
+        raise ServiceError(DROPPED(player=found.name, round=found.dropped_after_round))
     return found
 
 
@@ -118,9 +187,7 @@ def _match_of(t: Tournament, player: Player, match: Match | int | None) -> Match
         pk = match.pk if isinstance(match, Match) else match
         seat = seats.filter(match_id=pk).first()
         if seat is None:
-            raise ServiceError(
-                _("%(player)s does not play in that match.") % {"player": player.name}
-            )
+            raise ServiceError(NOT_IN_MATCH(player=player.name))
         return seat.match
     round_ = current_round(t)
     seat = seats.filter(round=round_).first() if round_ is not None else None
@@ -132,27 +199,15 @@ def _concedable(player: Player, match: Match | None) -> Match:
     cannot take that result."""
     who = {"player": player.name}
     if match is None:
-        raise ServiceError(
-            _("%(player)s has no match in the round being played: a match loss needs one.") % who
-        )
+        raise ServiceError(NO_MATCH(**who))
     if match.kind == MatchKind.BYE:
-        raise ServiceError(_("%(player)s has a bye this round: a bye takes no match loss.") % who)
+        raise ServiceError(BYE(**who))
     if match.kind == MatchKind.LOSS:
-        raise ServiceError(
-            _("%(player)s has no opponent this round (already a loss): nothing to concede.") % who
-        )
+        raise ServiceError(NO_OPPONENT(**who))
     if match.kind == MatchKind.GAME:
-        raise ServiceError(_("A league table's game takes places and scores, not a match loss."))
+        raise ServiceError(LEAGUE_GAME())
     if match.reported:
-        raise ServiceError(
-            _(
-                "%(player)s's match (table %(table)s) already has a result: by IPG 1.1 a "
-                "match loss for a match already over applies to their next match. Issue it "
-                "once that round is paired, or clear this result first if the offense "
-                "happened in this match."
-            )
-            % {**who, "table": match.table}
-        )
+        raise ServiceError(ALREADY_OVER(**who, table=match.table))
     return match
 
 
@@ -162,7 +217,7 @@ def _concede(w: Write, player: Player, match: Match) -> str:
     the penalized player reads it: "0-2"."""
     found, seats = _seated_match(match.pk, w.tournament)
     if len(seats) != 2:
-        raise ServiceError(_("Only a two-player match takes a match loss."))
+        raise ServiceError(TWO_PLAYERS())
     _walkover(w, found, seats, loser=player.pk)
     won, lost = walkover_score(w.tournament.best_of)
     return score_text([lost, won], 0)
@@ -214,7 +269,7 @@ def issue_penalty(
     with writing(tournament, by=by) as w:
         t = w.tournament
         if kind == PenaltyKind.DISQUALIFICATION and not is_head_judge(by, t):
-            raise ServiceError(_(HEAD_ONLY))
+            raise ServiceError(HEAD_ONLY_MSG())
         who = _player(t, player)
         played = _match_of(t, who, match)
         result = None
@@ -291,15 +346,9 @@ def withdraw_penalty(*, tournament: Tournament, penalty: Penalty | int, by: Any)
             .first()
         )
         if row is None:
-            raise ServiceError(_("That penalty is not in this event (withdrawn already?)."))
+            raise ServiceError(GONE())
         if row.penalty == PenaltyKind.DISQUALIFICATION:
-            raise ServiceError(
-                _(
-                    "A disqualification is not withdrawn here: the organizer re-admits the "
-                    "player on the Players screen and corrects the conceded result on the "
-                    "match's form."
-                )
-            )
+            raise ServiceError(DQ_STAYS())
         cleared = False
         if row.penalty == PenaltyKind.MATCH_LOSS and row.match is not None:
             cleared = _clear_conceded(w, row)
@@ -336,13 +385,6 @@ def _clear_conceded(w: Write, row: Penalty) -> bool:
     if not still or [s.games_won for s in seats] != entered:
         return False
     if _last_number(w.tournament) != match.round.number:
-        raise ServiceError(
-            _(
-                "Round %(round)s is no longer the last round paired, and a later pairing "
-                "counted this result: correct table %(table)s's result on its form first, "
-                "then withdraw the penalty."
-            )
-            % {"round": match.round.number, "table": match.table}
-        )
+        raise ServiceError(COUNTED_LATER(round=match.round.number, table=match.table))
     enter_result(w, match, seats, wins=None)
     return True

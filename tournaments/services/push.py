@@ -37,8 +37,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, JSONObject
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import (
     JudgeCall,
     Match,
@@ -71,6 +71,38 @@ CLOCK_WARNING = timedelta(minutes=5)
 ENDPOINT_MAX = 1000
 
 
+# Refusals, raised as Messages and said where they are shown (issue 36).
+NOT_A_URL = template("push.not_a_url", gettext_noop("its endpoint is not a URL"))
+NOT_PUSH_URL = template(
+    "push.not_push_url", gettext_noop("its endpoint is not a push service's URL")
+)
+NOT_HTTPS = template("push.not_https", gettext_noop("its endpoint is not an https:// URL"))
+NOT_PUBLIC = template("push.not_public", gettext_noop("its endpoint is not on the internet"))
+NOT_AN_OBJECT = template(
+    "push.not_an_object", gettext_noop("The subscription is not a JSON object.")
+)
+NO_ENDPOINT = template("push.no_endpoint", gettext_noop("The subscription has no endpoint."))
+ENDPOINT_TOO_LONG = template(
+    "push.endpoint_too_long",
+    gettext_noop("The subscription's endpoint is longer than %(max)d characters."),
+)
+# %(why)s: one of the four above (a Message).
+REFUSED = template("push.refused", gettext_noop("The subscription is refused: %(why)s."))
+NO_KEYS = template("push.no_keys", gettext_noop("The subscription has no keys (p256dh and auth)."))
+BOTH_KEYS = template(
+    "push.both_keys", gettext_noop("The subscription's keys need both p256dh and auth.")
+)
+BAD_P256DH = template(
+    "push.bad_p256dh", gettext_noop("The subscription's p256dh key is not a P-256 public key.")
+)
+BAD_AUTH = template(
+    "push.bad_auth", gettext_noop("The subscription's auth secret is not 16 bytes.")
+)
+FINISHED = template(
+    "push.finished", gettext_noop("The event is finished: there is nothing left to notify.")
+)
+
+
 class SubscriptionRefused(ServiceError):
     """A subscription the browser sent that cannot be used; the message says why."""
 
@@ -84,7 +116,7 @@ class Subscription:
     auth: str
 
 
-def _endpoint_allowed(endpoint: str) -> str | None:
+def _endpoint_allowed(endpoint: str) -> Message | None:
     """Why the sender must not post to this address, or None. Push services are HTTPS
     on public hosts; anything else would let a page make this server post to a machine
     of its network. This machine's own addresses, over HTTP too, only with the setting
@@ -94,9 +126,9 @@ def _endpoint_allowed(endpoint: str) -> str | None:
         host = parts.hostname or ""
         parts.port  # noqa: B018  (a bad port raises here)
     except ValueError:
-        return _("its endpoint is not a URL")
+        return NOT_A_URL()
     if not host or parts.username or parts.password:
-        return _("its endpoint is not a push service's URL")
+        return NOT_PUSH_URL()
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:
@@ -109,9 +141,9 @@ def _endpoint_allowed(endpoint: str) -> str | None:
     ):
         return None
     if parts.scheme != "https":
-        return _("its endpoint is not an https:// URL")
+        return NOT_HTTPS()
     if local or (ip is not None and (ip.is_private or ip.is_link_local or ip.is_reserved)):
-        return _("its endpoint is not on the internet")
+        return NOT_PUBLIC()
     return None
 
 
@@ -119,37 +151,32 @@ def check_subscription(data: Any) -> Subscription:
     """The subscription the page posted ({"endpoint", "keys": {"p256dh", "auth"}}), or
     SubscriptionRefused naming what is wrong with it."""
     if not isinstance(data, dict):
-        raise SubscriptionRefused(_("The subscription is not a JSON object."))
+        raise SubscriptionRefused(NOT_AN_OBJECT())
     endpoint = data.get("endpoint")
     keys = data.get("keys")
     if not isinstance(endpoint, str) or not endpoint:
-        raise SubscriptionRefused(_("The subscription has no endpoint."))
+        raise SubscriptionRefused(NO_ENDPOINT())
     if len(endpoint) > ENDPOINT_MAX:
-        raise SubscriptionRefused(
-            _("The subscription's endpoint is longer than %(max)d characters.")
-            % {"max": ENDPOINT_MAX}
-        )
+        raise SubscriptionRefused(ENDPOINT_TOO_LONG(max=ENDPOINT_MAX))
     problem = _endpoint_allowed(endpoint)
     if problem:
-        raise SubscriptionRefused(_("The subscription is refused: %(why)s.") % {"why": problem})
+        raise SubscriptionRefused(REFUSED(why=problem))
     if not isinstance(keys, dict):
-        raise SubscriptionRefused(_("The subscription has no keys (p256dh and auth)."))
+        raise SubscriptionRefused(NO_KEYS())
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     if not isinstance(p256dh, str) or not isinstance(auth, str):
-        raise SubscriptionRefused(_("The subscription's keys need both p256dh and auth."))
+        raise SubscriptionRefused(BOTH_KEYS())
     try:
         point = b64url_decode(p256dh)
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     except ValueError:
-        raise SubscriptionRefused(
-            _("The subscription's p256dh key is not a P-256 public key.")
-        ) from None
+        raise SubscriptionRefused(BAD_P256DH()) from None
     try:
         secret = b64url_decode(auth)
     except ValueError:
         secret = b""
     if len(secret) != 16:
-        raise SubscriptionRefused(_("The subscription's auth secret is not 16 bytes."))
+        raise SubscriptionRefused(BAD_AUTH())
     return Subscription(endpoint, p256dh.strip(), auth.strip())
 
 
@@ -167,7 +194,7 @@ def subscribe(
     if (player is None) == (user is None):
         raise ValueError("a subscription is a player's or a user's")
     if tournament.status == Status.FINISHED:
-        raise ServiceError(_("The event is finished: there is nothing left to notify."))
+        raise ServiceError(FINISHED())
     found, _created = PushSubscription.objects.update_or_create(
         endpoint=subscription.endpoint,
         defaults={

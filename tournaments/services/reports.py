@@ -35,8 +35,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import OperationalError, transaction
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from tournaments.domain import (
     current_round,
@@ -47,6 +45,7 @@ from tournaments.domain import (
     stamp,
 )
 from tournaments.locking import share_tournament
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import (
     AuditAction,
     Match,
@@ -77,17 +76,70 @@ from tournaments.services.writing import (
     writing,
 )
 
-# Refusals a player reads, in English here (tests and callers compare with them) and
-# translated where they are raised, in the request's language (`_(NOT_YOURS)`).
-NOT_YOURS = gettext_noop("You are not playing in this match: you can only report your own.")
-CLOSED = gettext_noop(
-    "Reports for this round are closed: the next round is paired. See the organizer."
+# Refusals a player reads (issue 36): raised as Messages, said where they are shown in
+# the reader's language. The English of the first five stays importable (tests and
+# callers compare with it, `gettext(STALE)`).
+NOT_YOURS_MSG = template(
+    "reports.not_yours",
+    gettext_noop("You are not playing in this match: you can only report your own."),
 )
-EVENT_FINISHED = gettext_noop("The event is finished: reports are closed. See the organizer.")
-STALE = gettext_noop("This match changed since your page was loaded: check it again below.")
-GONE = gettext_noop(
-    "This match is no longer in the event (its round was undone): reload your page."
+CLOSED_MSG = template(
+    "reports.closed",
+    gettext_noop("Reports for this round are closed: the next round is paired. See the organizer."),
 )
+EVENT_FINISHED_MSG = template(
+    "reports.event_finished",
+    gettext_noop("The event is finished: reports are closed. See the organizer."),
+)
+STALE_MSG = template(
+    "reports.stale",
+    gettext_noop("This match changed since your page was loaded: check it again below."),
+)
+GONE_MSG = template(
+    "reports.gone",
+    gettext_noop("This match is no longer in the event (its round was undone): reload your page."),
+)
+NOT_YOURS = NOT_YOURS_MSG.singular
+CLOSED = CLOSED_MSG.singular
+EVENT_FINISHED = EVENT_FINISHED_MSG.singular
+STALE = STALE_MSG.singular
+GONE = GONE_MSG.singular
+NO_EVENT = template("reports.no_event", gettext_noop("That event no longer exists."))
+NOTHING_TO_REPORT = template(
+    "reports.nothing_to_report",
+    gettext_noop("This match has no result to report (a bye, or no opponent)."),
+)
+ALREADY_IN = template(
+    "reports.already_in",
+    gettext_noop("The result is already in: ask the organizer to change it."),
+)
+ALREADY_IN_SCORE = template(
+    "reports.already_in_score",
+    gettext_noop(
+        "The result is already in (%(score)s from your side): ask the organizer to change it."
+    ),
+)
+PLAYOFF_WINNER = template("reports.playoff_winner", gettext_noop("A playoff match needs a winner."))
+NO_COUNTER_CLAIM = template(
+    "reports.no_counter_claim",
+    gettext_noop("There is no result of your opponent's to take: reload your page."),
+)
+NO_REPORT_YET = template(
+    "reports.no_report_yet",
+    gettext_noop("There is no report to answer yet: report the result yourself."),
+)
+OWN_REPORT = template(
+    "reports.own_report",
+    gettext_noop("You reported this result: your opponent confirms or disputes it."),
+)
+ENTERED = template(
+    "reports.entered",
+    gettext_noop("The organizer has entered this result: ask them to change it."),
+)
+NO_REPORT_TO_RESET = template(
+    "reports.no_report_to_reset", gettext_noop("This match has no report to reset.")
+)
+NOT_IN_EVENT = template("reports.not_in_event", gettext_noop("You are not in this event."))
 
 
 class StalePage(ServiceError):
@@ -114,14 +166,14 @@ def _player_writing(tournament: Tournament | int, *, reports_pass: bool = False)
             yield w
     except Finished:
         # Known by its type: its text is in whatever language writing() spoke.
-        raise ServiceError(_(EVENT_FINISHED)) from None
+        raise ServiceError(EVENT_FINISHED_MSG()) from None
 
 
 def _shared(pk: int) -> Tournament:
     """The tournament row under FOR KEY SHARE (see the module's docstring)."""
     found = share_tournament(pk)
     if found is None:
-        raise ServiceError(_("That event no longer exists."))
+        raise ServiceError(NO_EVENT())
     return found
 
 
@@ -133,7 +185,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
         with transaction.atomic():
             w = _ReportWrite(_shared(tournament_id))
             if w.tournament.status == Status.FINISHED:
-                raise ServiceError(_(EVENT_FINISHED))
+                raise ServiceError(EVENT_FINISHED_MSG())
             yield w
             store_audit(w)
     except OperationalError as exc:
@@ -160,23 +212,23 @@ def _open_match(w: Write, player: Player, match: Match | int) -> tuple[Match, li
         # what the write we waited for committed (its report row included).
         found, seats = _seated_match(match, w.tournament)
     except MatchNotFound:
-        raise ServiceError(_(GONE)) from None
+        raise ServiceError(GONE_MSG()) from None
     position = next((k for k, s in enumerate(seats) if s.player_id == player.pk), None)
     if position is None:
-        raise ServiceError(_(NOT_YOURS))
+        raise ServiceError(NOT_YOURS_MSG())
     if found.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS) or len(seats) != 2:
-        raise ServiceError(_("This match has no result to report (a bye, or no opponent)."))
+        raise ServiceError(NOTHING_TO_REPORT())
     if w.tournament.status == Status.FINISHED:
-        raise ServiceError(_(EVENT_FINISHED))
+        raise ServiceError(EVENT_FINISHED_MSG())
     playing = current_round(w.tournament)
     if playing is None or found.round.number < playing.number:
-        raise ServiceError(_(CLOSED))
+        raise ServiceError(CLOSED_MSG())
     return found, seats, position
 
 
 def _check_stamp(match: Match, seats: list[Seat], report: Report | None, seen: str | None) -> None:
     if seen is not None and seen != stamp(match, seats, report):
-        raise StalePage(_(STALE))
+        raise StalePage(STALE_MSG())
 
 
 def _agrees(
@@ -247,13 +299,11 @@ def _current_result(match: Match, seats: list[Seat]) -> tuple[int, int, int] | N
     return (seats[0].games_won or 0, seats[1].games_won or 0, match.draws)
 
 
-def _already_in(stored: tuple[int, int, int] | None, me: int) -> str:
+def _already_in(stored: tuple[int, int, int] | None, me: int) -> Message:
     if stored is None:
-        return _("The result is already in: ask the organizer to change it.")
+        return ALREADY_IN()
     mine, theirs = own_side(stored[:2], me)
-    return _(
-        "The result is already in (%(score)s from your side): ask the organizer to change it."
-    ) % {"score": score_text([mine, theirs], stored[2])}
+    return ALREADY_IN_SCORE(score=score_text([mine, theirs], stored[2]))
 
 
 def _confirm_into_result(w: Write, match: Match, seats: list[Seat], report: Report) -> None:
@@ -305,7 +355,7 @@ def _report(
     if problem:
         raise ServiceError(problem)
     if found.round.playoff and wins[0] == wins[1]:
-        raise ServiceError(_("A playoff match needs a winner."))
+        raise ServiceError(PLAYOFF_WINNER())
     name, where = player.name, _where(found)
     stored = _current_result(found, seats)
     if found.reported:
@@ -425,7 +475,7 @@ def _take_counter_claim(
     report now, the opponent's, confirmed by the reporter, and it goes in."""
     claimant, counter = report.answered_by, report.counter_claim
     if claimant is None or counter is None:  # _report calls this only with both
-        raise ServiceError(_("There is no result of your opponent's to take: reload your page."))
+        raise ServiceError(NO_COUNTER_CLAIM())
     before = _facts(match, seats, report)
     report.reporter = claimant
     report.wins_a, report.wins_b, report.draws = counter
@@ -451,9 +501,9 @@ def _reporters_opponent(
     existing: Report | None = getattr(found, "report", None)
     _check_stamp(found, seats, existing, seen)
     if existing is None or (existing.state == ReportState.OVERRIDDEN and not found.reported):
-        raise ServiceError(_("There is no report to answer yet: report the result yourself."))
+        raise ServiceError(NO_REPORT_YET())
     if existing.reporter_id == player.pk:
-        raise ServiceError(_("You reported this result: your opponent confirms or disputes it."))
+        raise ServiceError(OWN_REPORT())
     return found, seats, existing
 
 
@@ -465,7 +515,7 @@ def confirm(*, player: Player, match: Match | int, seen: str | None = None) -> R
         if existing.state == ReportState.CONFIRMED:
             return existing
         if not report_open(found, existing):
-            raise ServiceError(_("The organizer has entered this result: ask them to change it."))
+            raise ServiceError(ENTERED())
         _answer(w, found, seats, existing, player, ReportState.CONFIRMED)
         return existing
 
@@ -478,7 +528,7 @@ def dispute(*, player: Player, match: Match | int, seen: str | None = None) -> R
         if existing.state == ReportState.DISPUTED:
             return existing
         if not report_open(found, existing):
-            raise ServiceError(_("The result is already in: ask the organizer to change it."))
+            raise ServiceError(ALREADY_IN())
         _answer(w, found, seats, existing, player, ReportState.DISPUTED)
         return existing
 
@@ -490,7 +540,7 @@ def reset_report(*, match: Match | int, tournament: Tournament | None = None, by
         found, seats = _seated_match(match, w.tournament)
         existing: Report | None = getattr(found, "report", None)
         if existing is None:
-            raise ServiceError(_("This match has no report to reset."))
+            raise ServiceError(NO_REPORT_TO_RESET())
         before = _facts(found, seats, existing)
         existing.delete()
         w.touched()
@@ -510,7 +560,7 @@ def self_drop(*, player: Player) -> Player:
     with _player_writing(player.tournament_id) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError(_("You are not in this event."))
+            raise ServiceError(NOT_IN_EVENT())
         if found.dropped_after_round is not None:
             return found
         playing = current_round(w.tournament)

@@ -19,9 +19,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext, gettext_lazy
 
+from tournaments.messages import Message, gettext_noop, ngettext, template
 from tournaments.models import (
     AuditAction,
     Enforcement,
@@ -31,15 +31,51 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.pairing.swiss import Pairing, SwissPlayer, pair_swiss
+from tournaments.services.fixed_seats import NOT_ACCEPTED, NOT_PLAYER, REASON_TOO_LONG
 from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_REASON = 100  # PairingRestriction.reason
 
+# Refusals, raised as Messages and said where they are shown (issue 36).
+# %(level)s: the Rules Enforcement Level's label, said where raised (Enforcement's
+# choices are words, not templates).
+CASUAL_ONLY_MSG = template(
+    "restrictions.casual_only",
+    gettext_noop(
+        "Pairing restrictions are for casual events (Regular enforcement) only: at "
+        "%(level)s events the Magic Tournament Rules allow changing pairings only to fix an "
+        "error."
+    ),
+)
 # Lazy: views.seating says it too; `CASUAL_ONLY % {"level": ...}` reads the request's language.
-CASUAL_ONLY = gettext_lazy(
-    "Pairing restrictions are for casual events (Regular enforcement) only: at "
-    "%(level)s events the Magic Tournament Rules allow changing pairings only to fix an "
-    "error."
+CASUAL_ONLY = gettext_lazy(CASUAL_ONLY_MSG.singular)
+PAIR = template("restrictions.pair", gettext_noop("%(a)s and %(b)s"))
+MORE = template(
+    "restrictions.more",
+    ngettext("%(names)s and %(counter)s more", "%(names)s and %(counter)s more", "counter"),
+)
+# Pairs one after the other ("a; b"): the separator is not a word, so it is not marked.
+JOINED = template("restrictions.joined", "%(first)s; %(rest)s")
+TWICE = template(
+    "restrictions.twice", gettext_noop("Choose two different players: %(name)s was given twice.")
+)
+APART_ALREADY = template(
+    "restrictions.apart_already", gettext_noop("%(a)s and %(b)s are kept apart already.")
+)
+NOT_APART = template("restrictions.not_apart", gettext_noop("%(a)s and %(b)s are not kept apart."))
+# %(known)s: the levels' labels, said where raised.
+NOT_A_LEVEL = template(
+    "restrictions.not_a_level",
+    gettext_noop("%(level)r is not an enforcement level: pick one of %(known)s."),
+)
+# %(pairs)s: `_names` (a Message); %(level)s as in CASUAL_ONLY_MSG.
+LIFT_FIRST = template(
+    "restrictions.lift_first",
+    gettext_noop(
+        "Lift the pairing restrictions first (%(pairs)s): at %(level)s "
+        "events the Magic Tournament Rules allow changing pairings only to fix "
+        "an error."
+    ),
 )
 
 
@@ -47,17 +83,16 @@ def _ordered(a: Player, b: Player) -> tuple[Player, Player]:
     return (a, b) if a.pk < b.pk else (b, a)
 
 
-def _names(pairs: Sequence[PairingRestriction]) -> str:
-    shown = "; ".join(
-        _("%(a)s and %(b)s") % {"a": r.player_a.name, "b": r.player_b.name} for r in pairs[:5]
-    )
+def _names(pairs: Sequence[PairingRestriction]) -> Message:
+    """The first five pairs ("A and B; C and D"), then how many more: said as a whole
+    where it is shown."""
+    named = [PAIR(a=r.player_a.name, b=r.player_b.name) for r in pairs[:5]]
+    shown = named[-1]
+    for pair in reversed(named[:-1]):
+        shown = JOINED(first=pair, rest=shown)
     if len(pairs) <= 5:
         return shown
-    more = len(pairs) - 5
-    return ngettext("%(names)s and %(counter)s more", "%(names)s and %(counter)s more", more) % {
-        "names": shown,
-        "counter": more,
-    }
+    return MORE(names=shown, counter=len(pairs) - 5)
 
 
 def restrict_pairing(
@@ -71,27 +106,21 @@ def restrict_pairing(
     """Ask that the two players not be paired in the Swiss rounds paired from now on."""
     reason = " ".join(reason.split())
     if len(reason) > MAX_REASON:
-        raise ServiceError(_("The reason has at most %(max)s characters.") % {"max": MAX_REASON})
+        raise ServiceError(REASON_TOO_LONG(max=MAX_REASON))
     if player_a.pk == player_b.pk:
-        raise ServiceError(
-            _("Choose two different players: %(name)s was given twice.") % {"name": player_a.name}
-        )
+        raise ServiceError(TWICE(name=player_a.name))
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.enforcement != Enforcement.REGULAR:
-            raise ServiceError(CASUAL_ONLY % {"level": _(Enforcement(t.enforcement).label)})
+            raise ServiceError(CASUAL_ONLY_MSG(level=gettext(Enforcement(t.enforcement).label)))
         for p in (player_a, player_b):
             if p.tournament_id != t.pk:
-                raise ServiceError(_("%(name)s is not a player of this event.") % {"name": p.name})
+                raise ServiceError(NOT_PLAYER(name=p.name))
             if p.entry != Entry.ACCEPTED:
-                raise ServiceError(
-                    _("%(name)s's entry is not accepted: accept it first.") % {"name": p.name}
-                )
+                raise ServiceError(NOT_ACCEPTED(name=p.name))
         a, b = _ordered(player_a, player_b)
         if PairingRestriction.objects.filter(player_a=a, player_b=b).exists():
-            raise ServiceError(
-                _("%(a)s and %(b)s are kept apart already.") % {"a": a.name, "b": b.name}
-            )
+            raise ServiceError(APART_ALREADY(a=a.name, b=b.name))
         row = PairingRestriction.objects.create(tournament=t, player_a=a, player_b=b, reason=reason)
         w.touched()
         w.audit(
@@ -116,9 +145,7 @@ def lift_restriction(
         a, b = _ordered(player_a, player_b)
         row = PairingRestriction.objects.filter(tournament=t, player_a=a, player_b=b).first()
         if row is None:
-            raise ServiceError(
-                _("%(a)s and %(b)s are not kept apart.") % {"a": a.name, "b": b.name}
-            )
+            raise ServiceError(NOT_APART(a=a.name, b=b.name))
         row.delete()
         w.touched()
         w.audit(
@@ -135,10 +162,7 @@ def set_enforcement(*, tournament: Tournament, enforcement: str, by: Any = None)
     while pairing restrictions exist (they are named: lift them first)."""
     if enforcement not in Enforcement.values:
         known = ", ".join(str(label) for label in Enforcement.labels)
-        raise ServiceError(
-            _("%(level)r is not an enforcement level: pick one of %(known)s.")
-            % {"level": enforcement, "known": known}
-        )
+        raise ServiceError(NOT_A_LEVEL(level=enforcement, known=known))
     level = Enforcement(enforcement)
     with writing(tournament, by=by) as w:
         t = w.tournament
@@ -151,14 +175,7 @@ def set_enforcement(*, tournament: Tournament, enforcement: str, by: Any = None)
                 .order_by("id")
             )
             if rows:
-                raise ServiceError(
-                    _(
-                        "Lift the pairing restrictions first (%(pairs)s): at %(level)s "
-                        "events the Magic Tournament Rules allow changing pairings only to fix "
-                        "an error."
-                    )
-                    % {"pairs": _names(rows), "level": _(level.label)}
-                )
+                raise ServiceError(LIFT_FIRST(pairs=_names(rows), level=gettext(level.label)))
         was = t.enforcement
         t.enforcement = level
         t.save(update_fields=["enforcement"])

@@ -13,14 +13,60 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import AccountOrigin, AuditAction, StaffMember, StaffRole, Tournament
 from tournaments.services.writing import ServiceError, writing
 
+# Refusals, raised as Messages and said where they are shown (issue 36).
+OWNER_ONLY_MSG = template(
+    "staff.owner_only",
+    gettext_noop("Only the event's owner creates staff accounts and their links."),
+)
 # Lazy: views.accounts raises it too, each time in the request's language.
-OWNER_ONLY = gettext_lazy("Only the event's owner creates staff accounts and their links.")
+OWNER_ONLY = gettext_lazy(OWNER_ONLY_MSG.singular)
+# %(known)s: the roles' labels, said where raised (StaffRole's choices, not templates).
+NOT_A_ROLE = template(
+    "staff.not_a_role", gettext_noop("%(role)r is not a staff role: pick one of %(known)s.")
+)
+NO_SUCH_USER = template("staff.no_such_user", gettext_noop("There is no user called %(username)r."))
+OWNS_ALREADY = template(
+    "staff.owns_already", gettext_noop("%(username)s owns this tournament already.")
+)
+STAFF_ALREADY = template("staff.staff_already", gettext_noop("%(username)s is staff already."))
+NOT_STAFF = template("staff.not_staff", gettext_noop("That user is not on the staff."))
+NO_USERNAME = template("staff.no_username", gettext_noop("Give a username for the new account."))
+# %(problems)s: the user model's validators' messages, said by Django where raised.
+BAD_USERNAME = template("staff.bad_username", gettext_noop("Username %(username)r: %(problems)s"))
+TAKEN = template("staff.taken", gettext_noop("An account called %(username)r exists already."))
+# %(refusal)s: TAKEN (a Message).
+TAKEN_ADD = template(
+    "staff.taken_add",
+    gettext_noop("%(refusal)s To make them staff, add them by username above."),
+)
+HAS_PASSWORD = template(
+    "staff.has_password",
+    gettext_noop("%(name)s has set a password already: they log in with it."),
+)
+NOT_CREATED_HERE = template(
+    "staff.not_created_here",
+    gettext_noop(
+        "%(name)s's account was not created on your staff screen: ask a site admin for "
+        "its set-password link."
+    ),
+)
+LOGGED_IN = template(
+    "staff.logged_in",
+    gettext_noop("%(name)s has logged in before: ask a site admin for its set-password link."),
+)
+WORKS_ELSEWHERE = template(
+    "staff.works_elsewhere",
+    gettext_noop(
+        "%(name)s also works at other organizers' events: ask a site admin for its "
+        "set-password link."
+    ),
+)
 
 
 class UsernameTaken(ServiceError):
@@ -30,10 +76,7 @@ class UsernameTaken(ServiceError):
 def _role(role: str) -> StaffRole:
     if role not in StaffRole.values:
         known = ", ".join(str(label) for label in StaffRole.labels)
-        raise ServiceError(
-            _("%(role)r is not a staff role: pick one of %(known)s.")
-            % {"role": role, "known": known}
-        )
+        raise ServiceError(NOT_A_ROLE(role=role, known=known))
     return StaffRole(role)
 
 
@@ -44,15 +87,13 @@ def add_staff(
     username = username.strip()
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise ServiceError(_("There is no user called %(username)r.") % {"username": username})
+        raise ServiceError(NO_SUCH_USER(username=username))
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if user.pk == t.owner_id:
-            raise ServiceError(
-                _("%(username)s owns this tournament already.") % {"username": username}
-            )
+            raise ServiceError(OWNS_ALREADY(username=username))
         if t.staff.filter(pk=user.pk).exists():
-            raise ServiceError(_("%(username)s is staff already.") % {"username": username})
+            raise ServiceError(STAFF_ALREADY(username=username))
         t.staff.add(user, through_defaults={"role": role})
         w.touched()
         w.audit(AuditAction.STAFF, f"Added {username} to the staff as {role.label.lower()}",
@@ -72,7 +113,7 @@ def set_staff_role(*, tournament: Tournament, user_id: int, role: str, by: Any =
             .first()
         )
         if member is None:
-            raise ServiceError(_("That user is not on the staff."))
+            raise ServiceError(NOT_STAFF())
         if member.role == role:
             return
         before = member.role
@@ -90,7 +131,7 @@ def remove_staff(*, tournament: Tournament, user_id: int, by: Any = None) -> Non
         t = w.tournament
         user = t.staff.filter(pk=user_id).first()
         if user is None:
-            raise ServiceError(_("That user is not on the staff."))
+            raise ServiceError(NOT_STAFF())
         t.staff.remove(user)
         w.touched()
         w.audit(AuditAction.STAFF, f"Removed {user.get_username()} from the staff",
@@ -103,30 +144,24 @@ def create_account(*, username: str, superuser: bool = False) -> Any:
     model = get_user_model()
     username = username.strip()
     if not username:
-        raise ServiceError(_("Give a username for the new account."))
+        raise ServiceError(NO_USERNAME())
     try:
         # The user model's own rules: at most 150 characters, letters, digits and @.+-_
         model._meta.get_field(model.USERNAME_FIELD).run_validators(username)
     except ValidationError as exc:
         raise ServiceError(
-            _("Username %(username)r: %(problems)s")
-            % {"username": username, "problems": " ".join(exc.messages)}
+            BAD_USERNAME(username=username, problems=" ".join(exc.messages))
         ) from None
     # Usernames are unique as typed; one differing only in case would be a confusing twin.
     existing = model.objects.filter(**{f"{model.USERNAME_FIELD}__iexact": username}).first()
     if existing is not None:
-        raise UsernameTaken(
-            _("An account called %(username)r exists already.")
-            % {"username": existing.get_username()}
-        )
+        raise UsernameTaken(TAKEN(username=existing.get_username()))
     fields = {"is_staff": True, "is_superuser": True} if superuser else {}
     try:
         with transaction.atomic():  # a twin created meanwhile fails here, not the caller's block
             return model.objects.create_user(username, password=None, **fields)
     except IntegrityError:
-        raise UsernameTaken(
-            _("An account called %(username)r exists already.") % {"username": username}
-        ) from None
+        raise UsernameTaken(TAKEN(username=username)) from None
 
 
 def create_staff_account(
@@ -140,9 +175,7 @@ def create_staff_account(
         try:
             user = create_account(username=username)
         except UsernameTaken as exc:
-            raise UsernameTaken(
-                _("%(refusal)s To make them staff, add them by username above.") % {"refusal": exc}
-            ) from None
+            raise UsernameTaken(TAKEN_ADD(refusal=exc.message)) from None
         t.staff.add(user, through_defaults={"role": role})
         AccountOrigin.objects.create(user=user, created_for_id=t.owner_id, tournament=t)
         w.touched()
@@ -159,12 +192,10 @@ def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = N
         _check_owner(t, by)
         user = t.staff.filter(pk=user_id).first()
         if user is None:
-            raise ServiceError(_("That user is not on the staff."))
+            raise ServiceError(NOT_STAFF())
         name = user.get_username()
         if user.has_usable_password():
-            raise ServiceError(
-                _("%(name)s has set a password already: they log in with it.") % {"name": name}
-            )
+            raise ServiceError(HAS_PASSWORD(name=name))
         if not (by is None or getattr(by, "is_superuser", False)):
             refusal = _why_the_owner_may_not_renew(t, user)
             if refusal:
@@ -177,7 +208,7 @@ def renew_set_password_link(*, tournament: Tournament, user_id: int, by: Any = N
     return user
 
 
-def _why_the_owner_may_not_renew(t: Tournament, user: Any) -> str | None:
+def _why_the_owner_may_not_renew(t: Tournament, user: Any) -> Message | None:
     """Whoever holds a set-password link holds the account: adding someone's username to
     one's staff must not let an owner take over an account that has not set its password
     yet (an organizer's from create_organizer, another owner's helper). An owner renews
@@ -186,24 +217,16 @@ def _why_the_owner_may_not_renew(t: Tournament, user: Any) -> str | None:
     name = user.get_username()
     origin = AccountOrigin.objects.filter(user=user).first()
     if origin is None or origin.created_for_id is None or origin.created_for_id != t.owner_id:
-        return _(
-            "%(name)s's account was not created on your staff screen: ask a site admin for "
-            "its set-password link."
-        ) % {"name": name}
+        return NOT_CREATED_HERE(name=name)
     if user.last_login is not None:
-        return _("%(name)s has logged in before: ask a site admin for its set-password link.") % {
-            "name": name
-        }
+        return LOGGED_IN(name=name)
     if (
         user.is_staff
         or user.is_superuser
         or user.owned_tournaments.exists()
         or user.staffed_tournaments.exclude(owner_id=t.owner_id).exists()
     ):
-        return _(
-            "%(name)s also works at other organizers' events: ask a site admin for its "
-            "set-password link."
-        ) % {"name": name}
+        return WORKS_ELSEWHERE(name=name)
     return None
 
 
@@ -240,7 +263,7 @@ def set_password_path(user: Any) -> str:
 def _check_owner(t: Tournament, by: Any) -> None:
     # by=None is the command line or a test: trusted callers. A person must own the event.
     if by is not None and not (getattr(by, "is_superuser", False) or t.owner_id == by.pk):
-        raise ServiceError(str(OWNER_ONLY))
+        raise ServiceError(OWNER_ONLY_MSG())
 
 
 def staff_members(tournament: Tournament) -> list[Any]:
