@@ -47,7 +47,7 @@ def fill(apps: Any, schema_editor: Any) -> None:
         rows = AuditPlayer.objects.filter(entry_id__in=[e.id for e in batch]).order_by("id")
         for entry_id, ext, name in rows.values_list("entry_id", "external_id", "name"):
             stored.setdefault(entry_id, []).append((name, ext))
-        changed, renamed, named = [], [], []
+        changed, replaced, named = [], [], []
         for e in batch:
             if e.tournament_id not in names:
                 players = Player.objects.filter(tournament_id=e.tournament_id)
@@ -67,10 +67,12 @@ def fill(apps: Any, schema_editor: Any) -> None:
                 e.round, e.table, e.after = facts.round, facts.table, facts.after
                 changed.append(e)
             if facts.players != had:  # more players than it stored: its players anew
-                renamed.append(e.id)
-                named += [AuditPlayer(entry_id=e.id, external_id=x, name=n) for n, x in facts.players]
+                replaced.append(e.id)
+                named += [
+                    AuditPlayer(entry_id=e.id, external_id=x, name=n) for n, x in facts.players
+                ]
         AuditEntry.objects.bulk_update(changed, ["round", "table", "after"], batch_size=500)
-        AuditPlayer.objects.filter(entry_id__in=renamed).delete()
+        AuditPlayer.objects.filter(entry_id__in=replaced).delete()
         AuditPlayer.objects.bulk_create(named, batch_size=500)
 
 
