@@ -195,3 +195,14 @@ def test_a_backup_of_an_older_version_is_restored_with_its_entries_facts(
     assert [p.name for p in result.players.order_by("id")] == ["Cleo Park", "Dev Rao"]
     clock = AuditEntry.objects.get(tournament=restored, summary="Round 1: +5 minutes")
     assert (clock.round, clock.after) == (1, {"event": "moved", "minutes": 5})
+
+
+def test_an_entry_still_without_its_facts_shows_its_summary_as_written() -> None:
+    # Nothing could be read from it (or it was never migrated): the screen does not read
+    # the summary back, it shows it.
+    for action, summary, before, after in OLD:
+        said = audit.describe(audit.Record(action, summary, before, after))
+        if said.fallback:
+            assert str(said) == summary
+    clock = audit.describe(audit.Record(AuditAction.CLOCK, "Round 1: +5 minutes"))
+    assert (str(clock), clock.fallback) == ("Round 1: +5 minutes", True)
