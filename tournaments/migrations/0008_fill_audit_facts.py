@@ -2,8 +2,8 @@
 
 Until 0007 the audit screen found an entry's round and players by matching its summary's
 wording and its JSON (tournaments.pages.audit, round_filter and player_filter then). This
-reads the same facts once, with the audit log's own parsers (pages.audit.entry_facts), and
-stores them where the filters now look. Players the JSON holds by id only are named with
+reads the same facts once, with the audit log's parsers of then (frozen since in
+tournaments.audit_legacy, issue 36), and stores them where the filters now look. Players the JSON holds by id only are named with
 their current names; those the summary names only keep no id (the filter matches them by
 any name the player has had).
 """
@@ -14,7 +14,7 @@ BATCH = 2_000
 
 
 def fill(apps, schema_editor):
-    from tournaments.pages.audit import Context, Record, entry_facts
+    from tournaments.audit_legacy import read
 
     Player = apps.get_model("tournaments", "Player")
     AuditEntry = apps.get_model("tournaments", "AuditEntry")
@@ -36,12 +36,11 @@ def fill(apps, schema_editor):
                 names = Player.objects.filter(tournament_id=tournament_id).values_list(
                     "external_id", "name"
                 )
-                contexts[tournament_id] = Context(names=dict(names))
-            number, table, players = entry_facts(
-                Record(action, summary, before, after), contexts[tournament_id]
-            )
-            entries.append(AuditEntry(pk=pk, round=number, table=table))
-            named += [AuditPlayer(entry_id=pk, external_id=e, name=n) for e, n in players]
+                contexts[tournament_id] = dict(names)
+            # Only the round, table and players: `after` is filled by 0018.
+            facts = read(action, summary, before, after, names=contexts[tournament_id])
+            entries.append(AuditEntry(pk=pk, round=facts.round, table=facts.table))
+            named += [AuditPlayer(entry_id=pk, external_id=e, name=n) for n, e in facts.players]
         AuditEntry.objects.bulk_update(entries, ["round", "table"], batch_size=500)
         AuditPlayer.objects.bulk_create(named, batch_size=500)
 

@@ -5,22 +5,22 @@ Two halves:
   from the database. Each sentence is built from what the entry stored as fields: the
   round, the table and the players it is about (services.writing, Write.audit: the
   AuditEntry's columns and its AuditPlayer rows, each player's interchange id and name
-  then), and the before/after JSON the service wrote. The stored summary is read in one
-  place only, `legacy_facts`, for entries written before a fact was stored (see there);
-  an entry of a shape no renderer knows shows its summary.
+  then), and the before/after JSON the service wrote. The summary is never read: an
+  entry of a shape no renderer knows, or one lacking a fact its sentence needs, shows its
+  summary as written.
 - `audit_log(tournament, ...)`: the screen's read model: filter by round and by player,
   a page of entries newest first with their players (one query), and the little the
   sentences need (names of players held by id only, round names).
 
 The filters read the same fields: AuditEntry.round and the entry's AuditPlayer rows.
-Entries written before those fields were filled from their summaries and JSON by
-migration 0008, through `entry_facts` below.
+Entries written before those facts were stored got them once, from their summaries, by
+migrations 0008 and 0018 (and a restored older backup at restore time), through the
+frozen tournaments.audit_legacy.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -46,7 +46,6 @@ from tournaments.models import AuditAction, AuditEntry, AuditPlayer, Entry, Staf
 from tournaments.pages.audit_parts import (
     Context,
     Mention,
-    Named,
     Part,
     Record,
     Sentence,
@@ -84,7 +83,7 @@ def describe(record: Record, context: Context | None = None) -> Sentence:
     try:
         if render is None:
             raise Unknown(record.action)
-        what = render(legacy_facts(record, ctx), ctx)
+        what = render(record, ctx)
     except (Unknown, LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
         what, fallback = (record.summary or record.action,), True
     # One message for the frame: each language places who and when where it says them.
@@ -717,229 +716,6 @@ RENDERERS: dict[str, Callable[[Record, Context], tuple[Part, ...]]] = {
     AuditAction.DECKLIST: decklist_sentence,
     AuditAction.RESTRICTION: restriction_sentence,
 }
-
-
-# --- The legacy path: facts read back from the summary ----------------------------------
-#
-# An entry written before a fact was stored beside its summary lacks it: entries restored
-# from a backup made before the fields existed have no round, table or players (migration
-# 0008 filled those of the entries in the database, through `entry_facts`), and entries
-# written before the services kept the facts below in `after` lack those. `legacy_facts`
-# reads each missing one from the summary's wording, as the services wrote it then.
-# Nothing else reads a summary.
-#
-# Legacy-only facts, in a summary and nowhere else: an entry written before they were
-# stored, its summary blanked, reads without them (a registration's "late entry", a
-# drop's "(own request)", a pairing's "(top cut)", a top-cut decision's changes), or as
-# its action's name where the sentence needs them (the cut's rule, the clock's event and
-# minutes, an import's counts, which staff change it was). Without fields too: the names
-# in results, drops, re-admissions, check-ins, entry decisions, links and registrations
-# from the event's link, and the round and table of results, league tables and clocks.
-
-RESULT_SUMMARY = re.compile(r"^(?:Entered|Corrected) round (\d+) table (\d+)(?: \((.*)\): .*)?")
-GAME_SUMMARY = re.compile(r"^Round (\d+) table (\d+):")
-DROP_SUMMARY = re.compile(r"^(.+) dropped after round (\d+)( \(own request\))?$", re.S)
-READMIT_SUMMARY = re.compile(r"^(.+) re-admitted$", re.S)
-CUT_SUMMARY = re.compile(r"^Cut to phase (\d+) \((.*)\):")
-CUT_RULE = re.compile(r"^(?:top (\d+)|(\d+) points or more)$")
-TOP_CUT_DECISION = re.compile(r"^(Re-seeded|Kept) the top (\d+)(?: as seeded)? (after .*)$", re.S)
-IMPORT_SUMMARY = re.compile(
-    r"^Imported (\d+) players and (\d+) rounds( \(restored from a backup\))?$"
-)
-STAFF_SUMMARIES = (  # (summary prefix, after["event"]) of entries whose after is the username
-    ("Added ", "added"),
-    ("Staff account created: ", "created"),
-    ("New set-password link for ", "link"),
-)
-CLOCK_SUMMARY = re.compile(r"^Round (\d+): (.*)$")
-CLOCK_STARTED = re.compile(r"^clock started, (\d+) minutes$")
-CLOCK_MINUTES = re.compile(r"^([+-]\d+) minutes$")
-BY_SUFFIX = re.compile(r" by [^ :]+$")  # registration's " by <organizer>"
-
-
-def _without_by(summary: str) -> str:
-    return BY_SUFFIX.sub("", summary)
-
-
-def _whole(value: Any, maximum: int) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= maximum
-    return value if ok else None
-
-
-def _clock_facts(what: str) -> dict[str, Any] | None:
-    if started := CLOCK_STARTED.match(what):
-        return {"event": "started", "minutes": int(started.group(1))}
-    if what in ("clock paused", "clock resumed"):
-        return {"event": what.split()[1]}
-    if moved := CLOCK_MINUTES.match(what):
-        return {"event": "moved", "minutes": int(moved.group(1))}
-    return None
-
-
-def _named_in_summary(
-    r: Record, a: Mapping[str, Any], b: Mapping[str, Any], ctx: Context
-) -> list[Named]:
-    """The players an entry's summary and JSON name, as the services wrote them."""
-    text, action = r.summary or "", r.action
-    person = _namer(r, ctx)
-    named: list[Named] = []
-    if action == AuditAction.RESULT and (found := RESULT_SUMMARY.match(text)):
-        one, sep, two = (found.group(3) or "").partition(" vs ")
-        named += [(one, None), (two, None)] if sep else [(one, None)]
-    elif action == AuditAction.GAME:
-        for state in (b, a):
-            for ext in [*(state.get("places") or {}), *(state.get("absent") or [])]:
-                named.append((person(ext).name, str(ext)))
-    elif action == AuditAction.REGISTER:
-        if isinstance(r.after, list) or "names" in a:
-            names = r.after if isinstance(r.after, list) else a["names"]
-            named += [(str(n), None) for n in names]
-        elif a.get("player") is not None:  # register_self: "<name> registered[ (...)]"
-            named.append((_without_by(text).split(" registered")[0], str(a["player"])))
-    elif action in (AuditAction.REMOVE, AuditAction.RENAME):
-        named += [(v, None) for v in (r.before, r.after) if isinstance(v, str)]
-    elif action == AuditAction.DROP and isinstance(a.get("players"), list):
-        # drop_no_shows: "Dropped 3 no-show(s)[ by alice]: A, B, C"
-        exts = [str(ext) for ext in a["players"]]
-        listed = text.partition(": ")[2].split(", ")
-        if len(listed) != len(exts):
-            listed = [person(ext).name for ext in exts]
-        named += list(zip(listed, exts, strict=True))
-    elif action in (AuditAction.DROP, AuditAction.READMIT):
-        pattern = DROP_SUMMARY if action == AuditAction.DROP else READMIT_SUMMARY
-        if found := pattern.match(text):
-            named.append((found.group(1), None))
-    elif action == AuditAction.CUT:
-        named += [(person(ext).name, str(ext)) for ext in a.get("players") or []]
-    elif action == AuditAction.TOP_CUT:
-        named += [(person(ext).name, str(ext)) for ext in a.get("seeds") or []]
-    elif action == AuditAction.REPORT:
-        if "reporter" in a:
-            named.append((str(a["reporter"]), a.get("reporter_id")))
-        if a.get("event") in ("confirmed", "disputed") and "by" in a:
-            named.append((str(a["by"]), a.get("by_id")))
-    elif action == AuditAction.CHECK_IN and a.get("player") is not None:
-        if (plain := _without_by(text)).endswith(" checked in"):
-            named.append((plain[: -len(" checked in")], str(a["player"])))
-    elif action == AuditAction.ENTRY and a.get("player") is not None:
-        plain, entry = _without_by(text), f" {a.get('entry')}"
-        if plain.endswith(entry):
-            named.append((plain[: -len(entry)], str(a["player"])))
-    elif action == AuditAction.LINK and a.get("player") is not None:
-        _before, sep, name = _without_by(text).partition(" link for ")
-        if sep:
-            named.append((name, str(a["player"])))
-    unique: list[Named] = []
-    for name, ext in named:
-        if name and (name[:200], ext) not in unique:
-            unique.append((name[:200], ext))
-    return unique
-
-
-def _about_in_summary(r: Record, a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[Any, Any]:
-    """(round, table) as an entry's summary and JSON say them."""
-    text, action = r.summary or "", r.action
-    if action in (AuditAction.RESULT, AuditAction.GAME):
-        pattern = RESULT_SUMMARY if action == AuditAction.RESULT else GAME_SUMMARY
-        if found := pattern.match(text):
-            return int(found.group(1)), int(found.group(2))
-    elif action == AuditAction.CLOCK:
-        if found := CLOCK_SUMMARY.match(text):
-            return int(found.group(1)), None
-    elif action == AuditAction.TOP_CUT:
-        # A decision after a correction (its `after` has "correction", maybe None) is
-        # about the corrected round and table; starting the cut, about its round.
-        if "correction" in a:
-            correction = a["correction"] if isinstance(a["correction"], dict) else {}
-            return correction.get("round"), correction.get("table")
-        return a.get("round"), None
-    elif action in (AuditAction.PAIR, AuditAction.REPORT):
-        return a.get("round"), a.get("table")
-    elif action == AuditAction.UNDO:
-        return b.get("round"), None
-    elif action == AuditAction.DROP:
-        return a.get("dropped_after_round"), None
-    elif action == AuditAction.READMIT:
-        return b.get("dropped_after_round"), None
-    return None, None
-
-
-def _after_in_summary(r: Record, a: Mapping[str, Any]) -> Any:
-    """`after` with the facts services now keep there, read from the summary when missing."""
-    text, action = r.summary or "", r.action
-    if action == AuditAction.REGISTER and isinstance(r.after, list):
-        head = text.split(":", 1)[0]
-        return {"names": r.after, "late": "(late entry)" in head}
-    if action == AuditAction.STAFF and isinstance(r.after, str):
-        for prefix, event in STAFF_SUMMARIES:
-            if text.startswith(prefix):
-                return {"event": event, "username": r.after}
-        return r.after
-    if r.after is not None and not isinstance(r.after, dict):
-        return r.after
-    extra: dict[str, Any] = {}
-    if action == AuditAction.DROP and "by_player" not in a:
-        found = DROP_SUMMARY.match(text)
-        if found and found.group(3):
-            extra["by_player"] = True
-    elif action == AuditAction.PAIR and "playoff" not in a:
-        extra["playoff"] = text.endswith("(top cut)")
-    elif action == AuditAction.CUT and "top" not in a:
-        found = CUT_SUMMARY.match(text)
-        rule = CUT_RULE.match(found.group(2)) if found else None
-        if rule:
-            top, points = rule.groups()
-            extra.update(top=int(top) if top else None, min_points=points and int(points))
-    elif (
-        action == AuditAction.TOP_CUT
-        and CUT_DECISION in a
-        and "change_texts" not in a
-        and "change_messages" not in a
-    ):
-        found = TOP_CUT_DECISION.match(text)
-        changes = found.group(3).partition(": ")[2] if found else ""
-        extra["change_texts"] = [changes] if changes else []
-    elif action == AuditAction.IMPORT and "restored" not in a:
-        if found := IMPORT_SUMMARY.match(text):
-            players, rounds, restored = found.groups()
-            extra.update(players=int(players), rounds=int(rounds), restored=bool(restored))
-    elif action == AuditAction.CLOCK and "event" not in a:
-        found = CLOCK_SUMMARY.match(text)
-        extra = (_clock_facts(found.group(2)) if found else None) or {}
-    return {**a, **extra} if extra else r.after
-
-
-def legacy_facts(r: Record, ctx: Context) -> Record:
-    """The entry with the facts it lacks read from its summary (see above). Each is
-    filled only where the entry stored none: the round and table when empty; the players
-    when none are stored (or, for a result, fewer than the two its summary names: a
-    result is always between two); a fact of `after` when `after` lacks its key. An
-    entry that lacks nothing comes back as it is. `ctx.names` names the players the JSON
-    holds by id only."""
-    a = r.after if isinstance(r.after, dict) else {}
-    b = r.before if isinstance(r.before, dict) else {}
-    number, table, players = r.round, r.table, r.players
-    if number is None or table is None:
-        found_round, found_table = _about_in_summary(r, a, b)
-        number = number if number is not None else _whole(found_round, 32_767)
-        table = table if table is not None else _whole(found_table, 2**31 - 1)
-    if not players or (r.action == AuditAction.RESULT and len(players) < 2):
-        named = _named_in_summary(r, a, b, ctx)
-        if len(named) > len(players):
-            players = tuple(named)
-    after = _after_in_summary(r, a)
-    if (number, table, players) == (r.round, r.table, r.players) and after is r.after:
-        return r
-    return replace(r, round=number, table=table, players=players, after=after)
-
-
-def entry_facts(
-    r: Record, ctx: Context
-) -> tuple[int | None, int | None, list[tuple[str | None, str]]]:
-    """(round, table, players as (interchange id, name)) of an entry that stored only its
-    summary and JSON, as migration 0008 stores them: what `legacy_facts` reads."""
-    read = legacy_facts(replace(r, round=None, table=None, players=()), ctx)
-    return read.round, read.table, [(ext, name) for name, ext in read.players]
 
 
 # --- The screen: filters and a page of sentences -----------------------------------------

@@ -47,8 +47,9 @@ class Record:
 
     `round`, `table` and `players` are what the entry is about, as the service stored them
     (AuditEntry.round and .table; its AuditPlayer rows as (name then, interchange id), in
-    order). Sentences are built from them and from `before`/`after`; the summary is read
-    by `legacy_facts` only, for an entry that lacks one of those facts."""
+    order). Sentences are built from them and from `before`/`after` only: the summary is
+    shown as written when they do not make a sentence (tournaments.audit_legacy read the
+    facts of older entries into the fields once)."""
 
     action: str
     summary: str

@@ -19,6 +19,7 @@ from django.utils.translation import ngettext
 from scoring.engine import compute_standings
 from scoring.engine.document import event_from_document
 from scoring.services import points_stored
+from tournaments import audit_legacy
 from tournaments import names as name_rules
 from tournaments.interchange import instant, validate_document
 from tournaments.models import (
@@ -232,6 +233,24 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
     entries = event.get("audit", [])
     names = {e["user"] for e in entries if e.get("user")}
     by_name = {u.get_username(): u for u in users.filter(username__in=names)}
+    # What each entry is about. A backup of an older version holds entries written before
+    # some of their facts were stored: those are read from their summaries once, here, as
+    # migration 0018 read the entries in the database (audit_legacy; an entry that stored
+    # its facts comes back as it was).
+    now_named = {ext: p.name for ext, p in players.items()}
+    facts = [
+        audit_legacy.read(
+            e["action"],
+            e["summary"],
+            e.get("before"),
+            e.get("after"),
+            round=e.get("round"),
+            table=e.get("table"),
+            players=[(name, ext) for ext, name in e.get("players", [])],
+            names=now_named,
+        )
+        for e in entries
+    ]
     rows = AuditEntry.objects.bulk_create(
         AuditEntry(
             tournament=t,
@@ -239,18 +258,16 @@ def _restore_event(t: Tournament, event: dict[str, Any]) -> list[str]:
             action=e["action"],
             summary=e["summary"],
             before=e.get("before"),
-            after=e.get("after"),
-            round=e.get("round"),
-            table=e.get("table"),
+            after=f.after,
+            round=f.round,
+            table=f.table,
         )
-        for e in entries
+        for e, f in zip(entries, facts, strict=True)
     )
-    # What each entry is about. A backup written before these fields has none: its
-    # entries come back without them (the audit screen's filters do not find them).
     AuditPlayer.objects.bulk_create(
         AuditPlayer(entry=row, external_id=ext, name=name)
-        for row, e in zip(rows, entries, strict=True)
-        for ext, name in e.get("players", [])
+        for row, f in zip(rows, facts, strict=True)
+        for name, ext in f.players
     )
     # `at` is set on creation; the trail keeps its own times.
     for row, e in zip(rows, entries, strict=True):
