@@ -47,7 +47,7 @@ from tournaments.models import (
 from tournaments.pages.calls import AT_A_TABLE, OPEN_STATES, call_state_words, state_label
 from tournaments.permissions import is_head_judge
 from tournaments.services import push, reports
-from tournaments.services.writing import BUSY, ServiceError, Write, is_busy, store_audit
+from tournaments.services.writing import BUSY_REFUSAL, ServiceError, Write, is_busy, store_audit
 
 NOTE_MAX = 200  # JudgeCall.note, .resolution
 
@@ -197,7 +197,7 @@ def _calling(tournament_id: int, by: Any = None) -> Iterator[Write]:
             store_audit(w)
     except OperationalError as exc:
         if is_busy(exc):
-            raise ServiceError(BUSY) from exc
+            raise ServiceError(BUSY_REFUSAL()) from exc
         raise
 
 

@@ -16,21 +16,25 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_noop
 
 from tournaments.domain import cut_state
 from tournaments.labels import seed_change_english
+from tournaments.messages import gettext_noop, template
 from tournaments.models import AuditAction, CutDecision, Round, Status, Tournament
 from tournaments.pairing.bracket import seed_top_cut
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, writing
 
-# English: translated where they are raised.
-NO_CUT = gettext_noop("There is no top cut in progress to check.")
-NOTHING_CHANGED = gettext_noop(
-    "The top cut's seeds still match the standings: there is nothing to decide."
+# The refusals, said where they are shown (issue 36).
+NO_CUT = template("corrections.no_cut", gettext_noop("There is no top cut in progress to check."))
+NOTHING_CHANGED = template(
+    "corrections.nothing_changed",
+    gettext_noop("The top cut's seeds still match the standings: there is nothing to decide."),
 )
-STALE = gettext_noop("The standings changed since you looked: review the seeds again.")
+STALE = template(
+    "corrections.stale",
+    gettext_noop("The standings changed since you looked: review the seeds again."),
+)
 
 # The key in a decision's audit entry's `after` that names it ("keep" or "reseed"); the
 # entry that starts the cut carries no such key. For the log: the decision itself is
@@ -70,14 +74,14 @@ def _remember(t: Tournament, state: dict[str, Any], decision: CutDecision) -> No
 
 def _checked_state(t: Tournament, seen: str | None) -> dict[str, Any]:
     if t.status != Status.TOP_CUT:
-        raise ServiceError(gettext(NO_CUT))
+        raise ServiceError(NO_CUT())
     state = cut_state(t)
     if state is None:
-        raise ServiceError(gettext(NO_CUT))
+        raise ServiceError(NO_CUT())
     if not state["changes"]:
-        raise ServiceError(gettext(NOTHING_CHANGED))
+        raise ServiceError(NOTHING_CHANGED())
     if seen is not None and seen != state["seen"]:
-        raise ServiceError(gettext(STALE))
+        raise ServiceError(STALE())
     return state
 
 

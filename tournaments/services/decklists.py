@@ -44,7 +44,7 @@ from tournaments.permissions import can_judge
 from tournaments.services.cards import card_lookup
 from tournaments.services.reports import _shared
 from tournaments.services.writing import (
-    BUSY,
+    BUSY_REFUSAL,
     ServiceError,
     Write,
     is_busy,
@@ -304,7 +304,7 @@ def _players_write(tournament_id: int) -> Iterator[Write]:
             store_audit(w)
     except OperationalError as exc:
         if is_busy(exc):
-            raise ServiceError(BUSY) from exc
+            raise ServiceError(BUSY_REFUSAL()) from exc
         raise
 
 

@@ -6,10 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext as _
 
+from tournaments.messages import gettext_noop, template
 from tournaments.models import Tournament
 from tournaments.services.writing import ServiceError, writing
+
+# The refusal, said where it is shown (issue 36).
+NOT_SPOKEN = template(
+    "language.not_spoken",
+    gettext_noop("%(language)r is not a language these pages speak: pick one of %(known)s."),
+)
 
 
 def set_event_language(*, tournament: Tournament, language: str, by: Any = None) -> Tournament:
@@ -19,10 +25,7 @@ def set_event_language(*, tournament: Tournament, language: str, by: Any = None)
     language = language.strip()
     shipped = {code for code, _name in settings.LANGUAGES}
     if language and language not in shipped:
-        raise ServiceError(
-            _("%(language)r is not a language these pages speak: pick one of %(known)s.")
-            % {"language": language, "known": ", ".join(sorted(shipped))}
-        )
+        raise ServiceError(NOT_SPOKEN(language=language, known=", ".join(sorted(shipped))))
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.language == language:

@@ -8,13 +8,42 @@ from zoneinfo import available_timezones
 
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
-from django.utils.translation import gettext
 
 from tournaments.domain import current_round, missing_results
+from tournaments.messages import gettext_noop, template
 from tournaments.models import AuditAction, Enforcement, Status, System, Tournament
 from tournaments.rules import BEST_OF, TOP_CUT_CHOICES
 from tournaments.services.playoff import final_decided
 from tournaments.services.writing import ServiceError, writing
+
+# The refusals, said where they are shown (issue 36).
+NEEDS_NAME = template("lifecycle.needs_name", gettext_noop("The tournament needs a name."))
+UNKNOWN_SYSTEM = template(
+    "lifecycle.unknown_system", gettext_noop("Unknown scoring system %(system)r.")
+)
+BEST_OF_1_OR_3 = template(
+    "lifecycle.best_of_1_or_3", gettext_noop("Matches are best of 1 or best of 3.")
+)
+CUT_SIZE = template("lifecycle.cut_size", gettext_noop("The top cut is 0, 2, 4 or 8 players."))
+UNKNOWN_ZONE = template(
+    "lifecycle.unknown_zone",
+    gettext_noop("Unknown time zone %(zone)r: choose one such as Europe/Paris."),
+)
+UNKNOWN_LEVEL = template(
+    "lifecycle.unknown_level", gettext_noop("Unknown Rules Enforcement Level %(level)r.")
+)
+PLAN_RANGE = template("lifecycle.plan_range", gettext_noop("Plan between 1 and 30 Swiss rounds."))
+CUT_STARTED = template(
+    "lifecycle.cut_started",
+    gettext_noop("The top cut has started: its size can no longer change."),
+)
+RESULTS_MISSING = template(
+    "lifecycle.results_missing", gettext_noop("Some results are still missing.")
+)
+PLAY_THE_FINAL = template(
+    "lifecycle.play_the_final", gettext_noop("Play the top cut to its final first.")
+)
+NOT_FINISHED = template("lifecycle.not_finished", gettext_noop("The tournament is not finished."))
 
 SLUG_TRIES = 50
 
@@ -64,22 +93,17 @@ def create_tournament(
 ) -> Tournament:
     name = name.strip()
     if not name:
-        raise ServiceError(gettext("The tournament needs a name."))
+        raise ServiceError(NEEDS_NAME())
     if system not in System.values:
-        raise ServiceError(gettext("Unknown scoring system %(system)r.") % {"system": system})
+        raise ServiceError(UNKNOWN_SYSTEM(system=system))
     if best_of not in BEST_OF:
-        raise ServiceError(gettext("Matches are best of 1 or best of 3."))
+        raise ServiceError(BEST_OF_1_OR_3())
     if top_cut not in TOP_CUT_CHOICES:
-        raise ServiceError(gettext("The top cut is 0, 2, 4 or 8 players."))
+        raise ServiceError(CUT_SIZE())
     if time_zone and time_zone not in available_timezones():
-        raise ServiceError(
-            gettext("Unknown time zone %(zone)r: choose one such as Europe/Paris.")
-            % {"zone": time_zone}
-        )
+        raise ServiceError(UNKNOWN_ZONE(zone=time_zone))
     if enforcement not in Enforcement.values:
-        raise ServiceError(
-            gettext("Unknown Rules Enforcement Level %(level)r.") % {"level": enforcement}
-        )
+        raise ServiceError(UNKNOWN_LEVEL(level=enforcement))
     with transaction.atomic():
         tournament = insert_tournament(
             name=name,
@@ -103,13 +127,13 @@ def update_plan(
 ) -> Tournament:
     """Change the planned number of Swiss rounds and the top cut before they are played."""
     if planned_rounds is not None and not 1 <= planned_rounds <= 30:
-        raise ServiceError(gettext("Plan between 1 and 30 Swiss rounds."))
+        raise ServiceError(PLAN_RANGE())
     if top_cut not in TOP_CUT_CHOICES:
-        raise ServiceError(gettext("The top cut is 0, 2, 4 or 8 players."))
+        raise ServiceError(CUT_SIZE())
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.status in (Status.TOP_CUT, Status.FINISHED) and top_cut != t.top_cut:
-            raise ServiceError(gettext("The top cut has started: its size can no longer change."))
+            raise ServiceError(CUT_STARTED())
         before = {"planned_rounds": t.planned_rounds, "top_cut": t.top_cut}
         t.planned_rounds, t.top_cut = planned_rounds, top_cut
         t.save(update_fields=["planned_rounds", "top_cut"])
@@ -125,9 +149,9 @@ def finish(*, tournament: Tournament, by: Any = None) -> None:
         t = w.tournament
         last = current_round(t)
         if last is not None and missing_results(last):
-            raise ServiceError(gettext("Some results are still missing."))
+            raise ServiceError(RESULTS_MISSING())
         if t.status == Status.TOP_CUT and not final_decided(t):
-            raise ServiceError(gettext("Play the top cut to its final first."))
+            raise ServiceError(PLAY_THE_FINAL())
         t.status = Status.FINISHED
         t.save(update_fields=["status"])
         w.touched()
@@ -140,7 +164,7 @@ def reopen(*, tournament: Tournament, by: Any = None) -> Tournament:
     with writing(tournament, by=by, when_finished=True) as w:
         t = w.tournament
         if t.status != Status.FINISHED:
-            raise ServiceError(gettext("The tournament is not finished."))
+            raise ServiceError(NOT_FINISHED())
         if t.rounds.filter(playoff=True).exists():
             t.status = Status.TOP_CUT
         elif t.rounds.exists():

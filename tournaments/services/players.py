@@ -7,17 +7,56 @@ from typing import Any
 
 from django.db.models import Max
 from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from tournaments import names as name_rules
 from tournaments.domain import CutDrop, cut_drop
+from tournaments.messages import Message, gettext_noop, ngettext, template
 from tournaments.models import AuditAction, Player
 from tournaments.services.playoff import concede, cut_facts
-from tournaments.services.registration import new_player_ids, place_before_round_one
+from tournaments.services.registration import (
+    ALREADY_PAIRED,
+    NOT_IN_EVENT,
+    new_player_ids,
+    place_before_round_one,
+)
 from tournaments.services.writing import ServiceError, Write, writing
 
 MAX_NAME = 200  # Player.name's max_length
+
+# The refusals, said where they are shown (issue 36).
+ALREADY_REGISTERED = template(
+    "players.already_registered",
+    ngettext(
+        "Already registered: %(names)s. Add it again only for a different person "
+        "with the same name.",
+        "Already registered: %(names)s. Add them again only for a different person "
+        "with the same name.",
+        "count",
+    ),
+)
+LOOKS_LIKE = template("players.looks_like", gettext_noop("%(new)s looks like %(old)s"))
+PRINT_ALIKE = template(
+    "players.print_alike",
+    ngettext(
+        "%(pairs)s (different letters that print alike). Add it only if that is right.",
+        "%(pairs)s (different letters that print alike). Add them only if that is right.",
+        "count",
+    ),
+)
+# How the refusal strings its parts together, the same in every language (not marked:
+# nothing to translate): the look-alike pairs, then the two sentences.
+PAIRS = template("players.pairs", "%(first)s; %(rest)s")
+SENTENCES = template("players.sentences", "%(first)s %(second)s")
+LINE = template("players.line", gettext_noop("Line %(line)s: %(problem)s"))
+NO_NAME_GIVEN = template("players.no_name_given", gettext_noop("Give at least one player name."))
+POD_NO_LATE_PLAYERS = template(
+    "players.pod_no_late_players",
+    gettext_noop(
+        "The pod's round robin is already paired, all rounds at once: a late entry "
+        "would never be paired. Undo the pairing (before any result) to add players."
+    ),
+)
+EMPTY_NAME = template("players.empty_name", gettext_noop("The name must not be empty."))
 
 
 class DuplicateNames(ServiceError):
@@ -27,36 +66,21 @@ class DuplicateNames(ServiceError):
     def __init__(self, names: list[str], lookalikes: Sequence[tuple[str, str]] = ()) -> None:
         self.names = names
         self.lookalikes = list(lookalikes)
-        parts = []
+        parts: list[Message] = []
         if names:
-            listed = ", ".join(names)
-            parts.append(
-                ngettext(
-                    "Already registered: %(names)s. Add it again only for a different person "
-                    "with the same name.",
-                    "Already registered: %(names)s. Add them again only for a different person "
-                    "with the same name.",
-                    len(names),
-                )
-                % {"names": listed}
-            )
+            parts.append(ALREADY_REGISTERED(names=", ".join(names), count=len(names)))
         if self.lookalikes:
             # "Alex" in Latin letters and with a Cyrillic capital A print alike: a player
             # looking for their name on the pairings could take the other's seat.
-            listed = "; ".join(
-                _("%(new)s looks like %(old)s") % {"new": new, "old": old}
-                for new, old in self.lookalikes
-            )
-            parts.append(
-                ngettext(
-                    "%(pairs)s (different letters that print alike). Add it only if that is right.",
-                    "%(pairs)s (different letters that print alike). Add them only if that is "
-                    "right.",
-                    len(self.lookalikes),
-                )
-                % {"pairs": listed}
-            )
-        super().__init__(" ".join(parts))
+            pairs = [LOOKS_LIKE(new=new, old=old) for new, old in self.lookalikes]
+            listed = pairs[0]
+            for pair in pairs[1:]:
+                listed = PAIRS(first=listed, rest=pair)
+            parts.append(PRINT_ALIKE(pairs=listed, count=len(pairs)))
+        said: Message | str = ""
+        if parts:
+            said = parts[0] if len(parts) == 1 else SENTENCES(first=parts[0], second=parts[1])
+        super().__init__(said)
 
 
 def _clean_names(names: Sequence[str]) -> list[str]:
@@ -69,10 +93,7 @@ def _clean_names(names: Sequence[str]) -> list[str]:
                 raise ServiceError(str(exc)) from exc
             # "Line 3: the name ...": the refusal's first letter lowered after the colon.
             said = str(exc)
-            raise ServiceError(
-                _("Line %(line)s: %(problem)s")
-                % {"line": line, "problem": said[:1].lower() + said[1:]}
-            ) from exc
+            raise ServiceError(LINE(line=line, problem=said[:1].lower() + said[1:])) from exc
         if name:
             cleaned.append(name)
     return cleaned
@@ -90,16 +111,11 @@ def register_players(
     """
     cleaned = _clean_names(names)
     if not cleaned:
-        raise ServiceError(_("Give at least one player name."))
+        raise ServiceError(NO_NAME_GIVEN())
     with writing(tournament, by=by) as w:
         t = w.tournament
         if t.system == "pod" and t.rounds.exists():
-            raise ServiceError(
-                _(
-                    "The pod's round robin is already paired, all rounds at once: a late entry "
-                    "would never be paired. Undo the pairing (before any result) to add players."
-                )
-            )
+            raise ServiceError(POD_NO_LATE_PLAYERS())
         if not allow_duplicates:
             existing = list(t.players.values_list("name", flat=True))
             seen = {name_rules.key(n) for n in existing}
@@ -143,7 +159,7 @@ def rename_player(*, player: Player, name: str, by: Any = None) -> Player:
     except name_rules.NameRefused as exc:
         raise ServiceError(str(exc)) from exc
     if not name:
-        raise ServiceError(_("The name must not be empty."))
+        raise ServiceError(EMPTY_NAME())
     with writing(player.tournament_id, by=by) as w:
         old = Player.objects.get(pk=player.pk).name
         if old == name:
@@ -222,12 +238,9 @@ def remove_player(*, player: Player, by: Any = None) -> str:
     with writing(player.tournament_id, by=by) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError(_("That player is not in this event."))
+            raise ServiceError(NOT_IN_EVENT())
         if found.seats.exists():
-            raise ServiceError(
-                _("%(name)s has been paired already: drop them instead (their results stay).")
-                % {"name": found.name}
-            )
+            raise ServiceError(ALREADY_PAIRED(name=found.name))
         found.delete()
         w.changed()
         w.audit(

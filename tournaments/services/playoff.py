@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import gettext
 
 from scoring.models import Standing
 from tournaments.domain import (
@@ -30,6 +29,7 @@ from tournaments.domain import (
     stage_text,
     walkover_score,
 )
+from tournaments.messages import gettext_noop, template
 from tournaments.models import (
     AuditAction,
     Match,
@@ -48,6 +48,48 @@ from tournaments.services.results import _seated_match, enter_result
 from tournaments.services.seating import create_round
 from tournaments.services.writing import ServiceError, Write, writing
 
+# The refusals, said where they are shown (issue 36).
+CUT_SIZE = template("playoff.cut_size", gettext_noop("The top cut is 2, 4 or 8 players."))
+AFTER_SWISS = template(
+    "playoff.after_swiss", gettext_noop("The top cut starts after the Swiss rounds.")
+)
+FINISH_SWISS = template(
+    "playoff.finish_swiss",
+    gettext_noop("Finish the Swiss rounds (every result in) before the top cut."),
+)
+TOO_FEW = template(
+    "playoff.too_few", gettext_noop("A top %(size)s needs %(size)s players still in the event.")
+)
+WINNERS_FIRST = template(
+    "playoff.winners_first", gettext_noop("Every playoff match needs a winner first.")
+)
+FINAL_DECIDED = template(
+    "playoff.final_decided", gettext_noop("The final is decided: finish the tournament.")
+)
+BOTH_DROPPED_FINAL = template(
+    "playoff.both_dropped.final",
+    gettext_noop(
+        "%(a)s and %(b)s, who would meet in the final, both dropped: re-admit one "
+        "of them to pair the next round."
+    ),
+)
+BOTH_DROPPED_SEMIFINAL = template(
+    "playoff.both_dropped.semifinal",
+    gettext_noop(
+        "%(a)s and %(b)s, who would meet in the semifinal, both dropped: re-admit "
+        "one of them to pair the next round."
+    ),
+)
+# %(match)s: the match's stage in the reader's language (domain.stage_text), said when
+# the refusal is raised.
+BOTH_DROPPED = template(
+    "playoff.both_dropped",
+    gettext_noop(
+        "%(a)s and %(b)s, who would meet in the %(match)s, both dropped: re-admit "
+        "one of them to pair the next round."
+    ),
+)
+
 
 def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = None) -> Round:
     """Single elimination for the top 8, 4 or 2 of the Swiss standings (1-8, 4-5, 2-7, 3-6)."""
@@ -55,24 +97,19 @@ def start_top_cut(*, tournament: Tournament, size: int | None = None, by: Any = 
         t = w.tournament
         size = size or t.top_cut
         if size not in TOP_CUT_SIZES:
-            raise ServiceError(gettext("The top cut is 2, 4 or 8 players."))
+            raise ServiceError(CUT_SIZE())
         if t.status != Status.RUNNING:
-            raise ServiceError(gettext("The top cut starts after the Swiss rounds."))
+            raise ServiceError(AFTER_SWISS())
         last = current_round(t)
         if last is None or missing_results(last):
-            raise ServiceError(
-                gettext("Finish the Swiss rounds (every result in) before the top cut.")
-            )
+            raise ServiceError(FINISH_SWISS())
         ranked = list(
             Standing.objects.filter(tournament=t, player__dropped_after_round__isnull=True)
             .order_by("position")
             .select_related("player")[:size]
         )
         if len(ranked) < size:
-            raise ServiceError(
-                gettext("A top %(size)s needs %(size)s players still in the event.")
-                % {"size": size}
-            )
+            raise ServiceError(TOO_FEW(size=size))
         bracket = seed_top_cut([s.player.external_id for s in ranked], size)
         by_ext = {s.player.external_id: s.player for s in ranked}
         round_ = create_round(
@@ -107,9 +144,9 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
     bracket = played_bracket(t)
     previous = bracket[-1]
     if any(m.winner is None for m in previous):
-        raise ServiceError(gettext("Every playoff match needs a winner first."))
+        raise ServiceError(WINNERS_FIRST())
     if len(previous) == 1:
-        raise ServiceError(gettext("The final is decided: finish the tournament."))
+        raise ServiceError(FINAL_DECIDED())
     players = {
         p.external_id: p for p in t.players.filter(external_id__in=[m.winner for m in previous])
     }
@@ -118,21 +155,11 @@ def pair_playoff_round(t: Tournament, last: Round) -> Round:
         if all(p.dropped_after_round is not None for p in pair):
             a, b = (p.name for p in pair)
             if len(tables) == 1:
-                text = gettext(
-                    "%(a)s and %(b)s, who would meet in the final, both dropped: re-admit one "
-                    "of them to pair the next round."
-                )
-            elif len(tables) == 2:
-                text = gettext(
-                    "%(a)s and %(b)s, who would meet in the semifinal, both dropped: re-admit "
-                    "one of them to pair the next round."
-                )
-            else:  # a top cut has 8 players at most: the next round is one of those two
-                text = gettext(
-                    "%(a)s and %(b)s, who would meet in the %(match)s, both dropped: re-admit "
-                    "one of them to pair the next round."
-                )
-            raise ServiceError(text % {"a": a, "b": b, "match": stage_text(len(tables))})
+                raise ServiceError(BOTH_DROPPED_FINAL(a=a, b=b))
+            if len(tables) == 2:
+                raise ServiceError(BOTH_DROPPED_SEMIFINAL(a=a, b=b))
+            # a top cut has 8 players at most: the next round is one of those two
+            raise ServiceError(BOTH_DROPPED(a=a, b=b, match=stage_text(len(tables))))
     return create_round(t, number=last.number + 1, playoff=True, tables=tables, phase=last.phase)
 
 

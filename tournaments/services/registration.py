@@ -17,7 +17,6 @@ from typing import Any
 
 from django.db.models import Case, F, PositiveIntegerField, When
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
 from scoring.engine.ranking import draw_key
@@ -30,6 +29,7 @@ from tournaments.domain import (
     registration_closed_reason,
 )
 from tournaments.locking import REGISTRATION_LOCK_SECONDS, lock_wait
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import AuditAction, Entry, Player, Tournament
 from tournaments.services.writing import ServiceError, Write, writing
 from tournaments.tokens import new_token, token_hash
@@ -45,11 +45,119 @@ FIELD_WORDS = {"contact": pgettext_lazy("a registration field, in a sentence", "
 # The word a player adds to a name already taken ("Lyon" in "Alex Martin (Lyon)").
 MAX_SUFFIX = 40
 
+# The refusals, said where they are shown (issue 36). %(field)s is a FIELD_WORDS word (a
+# lazy translation: said in the same language as the sentence) or the field's name.
+GIVE_FIELD = template("registration.give_field", gettext_noop("Give your %(field)s."))
+FIELD_TOO_LONG = template(
+    "registration.field_too_long",
+    gettext_noop("The %(field)s is longer than %(maximum)s characters."),
+)
+FIELD_CONTROL = template(
+    "registration.field_control",
+    gettext_noop("The %(field)s holds a control character: type it again."),
+)
+CAP_RANGE = template(
+    "registration.cap_range",
+    gettext_noop("The cap is a number of players from 1 to 100000, or empty."),
+)
+CHECK_IN_TOO_LATE = template(
+    "registration.check_in_too_late",
+    gettext_noop("Round 1 is paired: check-in can no longer be turned on."),
+)
+SUFFIX_TOO_LONG = template(
+    "registration.suffix_too_long",
+    gettext_noop("The name and the word together are longer than %(maximum)s characters."),
+)
+FULL = template(
+    "registration.full",
+    gettext_noop("Registration is full (%(cap)s players): ask the organizer."),
+)
+SUFFIX_TAKEN = template(
+    "registration.suffix_taken",
+    gettext_noop("%(name)s is already registered too: choose another word."),
+)
+SUFFIX_LOOKALIKE = template(
+    "registration.suffix_lookalike",
+    gettext_noop("%(name)s looks like %(twin)s: choose another word."),
+)
+NAMESAKE = template(
+    "registration.namesake",
+    gettext_noop(
+        "%(name)s is already registered: ask the organizer if that is you. "
+        "Someone else? Add a word below that tells you apart."
+    ),
+)
+NAMESAKE_LOOKALIKE = template(
+    "registration.namesake_lookalike",
+    gettext_noop(
+        "%(name)s looks like %(twin)s, who is already registered: if that is not "
+        "you, type your name in plain letters, or add a word below that tells you "
+        "apart."
+    ),
+)
+# Also services.players'.
+NOT_IN_EVENT = template(
+    "registration.not_in_event", gettext_noop("That player is not in this event.")
+)
+ALREADY_PAIRED = template(
+    "registration.already_paired",
+    gettext_noop("%(name)s has been paired already: drop them instead (their results stay)."),
+)
+POD_NO_LATE_ENTRY = template(
+    "registration.pod_no_late_entry",
+    gettext_noop(
+        "The pod's round robin is already paired, all rounds at once: a late "
+        "entry would never be paired."
+    ),
+)
+TICK_ONE = template("registration.tick_one", gettext_noop("Tick at least one entry first."))
+CHOSEN_GONE = template(
+    "registration.chosen_gone",
+    gettext_noop("Some of the chosen players are no longer in this event: reload the desk."),
+)
+REJECT_PAIRED = template(
+    "registration.reject_paired",
+    gettext_noop(
+        "Already paired: %(names)s. Drop them instead (their results stay); nothing was rejected."
+    ),
+)
+NO_CHECK_IN = template(
+    "registration.no_check_in", gettext_noop("This event does not use check-in.")
+)
+CHECK_IN_CLOSED = template(
+    "registration.check_in_closed",
+    gettext_noop("Round 1 is paired: check-in is closed. See the organizer."),
+)
+CHECK_IN_PENDING = template(
+    "registration.check_in_pending",
+    gettext_noop("%(name)s's entry is pending: only accepted players check in."),
+)
+CHECK_IN_REJECTED = template(
+    "registration.check_in_rejected",
+    gettext_noop("%(name)s's entry is rejected: only accepted players check in."),
+)
+# An entry state no sentence is written for (none today): said as it is, untranslated.
+CHECK_IN_OTHER = template(
+    "registration.check_in_other", "%(name)s's entry is %(entry)s: only accepted players check in."
+)
+CHECK_IN_DROPPED = template(
+    "registration.check_in_dropped",
+    gettext_noop("%(name)s has dropped: the organizer can re-admit them."),
+)
+NO_NO_SHOWS = template(
+    "registration.no_no_shows",
+    gettext_noop("This event does not use check-in: there are no no-shows."),
+)
+NO_SHOWS_TOO_LATE = template(
+    "registration.no_shows_too_late",
+    gettext_noop("Round 1 is paired: drop players one by one on the event screen instead."),
+)
+
 
 class FieldRefused(ServiceError):
     """A refusal about what was typed in one field (`field`), shown beside it."""
 
-    def __init__(self, message: str, *, field: str) -> None:
+    def __init__(self, message: Message | str, *, field: str) -> None:
         super().__init__(message)
         self.field = field
 
@@ -72,18 +180,11 @@ def _clean_text(value: str, *, field: str, maximum: int, required: bool) -> str:
     text = " ".join(value.split())
     word = FIELD_WORDS.get(field, field)
     if required and not text:
-        raise FieldRefused(_("Give your %(field)s.") % {"field": word}, field=field)
+        raise FieldRefused(GIVE_FIELD(field=word), field=field)
     if len(text) > maximum:
-        raise FieldRefused(
-            _("The %(field)s is longer than %(maximum)s characters.")
-            % {"field": word, "maximum": maximum},
-            field=field,
-        )
+        raise FieldRefused(FIELD_TOO_LONG(field=word, maximum=maximum), field=field)
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text):
-        raise FieldRefused(
-            _("The %(field)s holds a control character: type it again.") % {"field": word},
-            field=field,
-        )
+        raise FieldRefused(FIELD_CONTROL(field=word), field=field)
     return text
 
 
@@ -214,7 +315,7 @@ def set_registration(
 ) -> Tournament:
     """Open or close registration, its cap, approval of each entry, and check-in."""
     if cap is not None and not 1 <= cap <= 100_000:
-        raise ServiceError(_("The cap is a number of players from 1 to 100000, or empty."))
+        raise ServiceError(CAP_RANGE())
     with writing(tournament, by=by) as w:
         t = w.tournament
         before = {
@@ -230,7 +331,7 @@ def set_registration(
         if registration_open and not before["open"] and paired:
             raise ServiceError(PAIRED)
         if check_in and not before["check_in"] and paired:
-            raise ServiceError(_("Round 1 is paired: check-in can no longer be turned on."))
+            raise ServiceError(CHECK_IN_TOO_LATE())
         t.registration_open = registration_open
         t.registration_cap = cap
         t.registration_approval = approval
@@ -271,11 +372,7 @@ def _with_suffix(name: str, suffix: str) -> str:
         return name
     full = f"{name} ({word})"
     if len(full) > MAX_NAME:
-        raise FieldRefused(
-            _("The name and the word together are longer than %(maximum)s characters.")
-            % {"maximum": MAX_NAME},
-            field="suffix",
-        )
+        raise FieldRefused(SUFFIX_TOO_LONG(maximum=MAX_NAME), field="suffix")
     return full
 
 
@@ -300,43 +397,18 @@ def register_self(
         if (reason := registration_closed_reason(t)) is not None:
             raise ServiceError(reason)
         if t.registration_cap is not None and entries_counted(t) >= t.registration_cap:
-            raise ServiceError(
-                _("Registration is full (%(cap)s players): ask the organizer.")
-                % {"cap": t.registration_cap}
-            )
+            raise ServiceError(FULL(cap=t.registration_cap))
         existing = list(t.players.values_list("name", flat=True))
         key = names.key(name)
         if name != given:  # the player's word must make the name distinct in its turn
             if any(names.key(n) == key for n in existing):
-                raise FieldRefused(
-                    _("%(name)s is already registered too: choose another word.") % {"name": name},
-                    field="suffix",
-                )
+                raise FieldRefused(SUFFIX_TAKEN(name=name), field="suffix")
             if (twin := names.lookalike(name, existing)) is not None:
-                raise FieldRefused(
-                    _("%(name)s looks like %(twin)s: choose another word.")
-                    % {"name": name, "twin": twin},
-                    field="suffix",
-                )
+                raise FieldRefused(SUFFIX_LOOKALIKE(name=name, twin=twin), field="suffix")
         elif any(names.key(n) == key for n in existing):
-            raise NamesakeRefused(
-                _(
-                    "%(name)s is already registered: ask the organizer if that is you. "
-                    "Someone else? Add a word below that tells you apart."
-                )
-                % {"name": name},
-                field="name",
-            )
+            raise NamesakeRefused(NAMESAKE(name=name), field="name")
         elif (twin := names.lookalike(name, existing)) is not None:
-            raise NamesakeRefused(
-                _(
-                    "%(name)s looks like %(twin)s, who is already registered: if that is not "
-                    "you, type your name in plain letters, or add a word below that tells you "
-                    "apart."
-                )
-                % {"name": name, "twin": twin},
-                field="name",
-            )
+            raise NamesakeRefused(NAMESAKE_LOOKALIKE(name=name, twin=twin), field="name")
         token = new_token()
         entry = Entry.PENDING if t.registration_approval else Entry.ACCEPTED
         (external_id,) = new_player_ids(t, 1)
@@ -368,21 +440,13 @@ def _decide(*, player: Player, entry: str, by: Any) -> Player:
         t = w.tournament
         found = Player.objects.filter(pk=player.pk, tournament=t).first()
         if found is None:
-            raise ServiceError(_("That player is not in this event."))
+            raise ServiceError(NOT_IN_EVENT())
         if found.entry == entry:
             return found
         if entry == Entry.REJECTED and found.seats.exists():
-            raise ServiceError(
-                _("%(name)s has been paired already: drop them instead (their results stay).")
-                % {"name": found.name}
-            )
+            raise ServiceError(ALREADY_PAIRED(name=found.name))
         if entry == Entry.ACCEPTED and t.system == "pod" and t.rounds.exists():
-            raise ServiceError(
-                _(
-                    "The pod's round robin is already paired, all rounds at once: a late "
-                    "entry would never be paired."
-                )
-            )
+            raise ServiceError(POD_NO_LATE_ENTRY())
         before = found.entry
         found.entry = entry
         fields = ["entry"]
@@ -421,12 +485,10 @@ def _chosen(t: Tournament, players: Sequence[Player]) -> list[Player]:
     """The players chosen on the desk, as they are under the event's lock."""
     pks = {p.pk for p in players}
     if not pks:
-        raise ServiceError(_("Tick at least one entry first."))
+        raise ServiceError(TICK_ONE())
     found = list(Player.objects.filter(tournament=t, pk__in=pks).order_by("id"))
     if len(found) != len(pks):
-        raise ServiceError(
-            _("Some of the chosen players are no longer in this event: reload the desk.")
-        )
+        raise ServiceError(CHOSEN_GONE())
     return found
 
 
@@ -449,12 +511,7 @@ def accept_entries(
             return []
         paired = t.rounds.exists()
         if t.system == "pod" and paired:
-            raise ServiceError(
-                _(
-                    "The pod's round robin is already paired, all rounds at once: a late "
-                    "entry would never be paired."
-                )
-            )
+            raise ServiceError(POD_NO_LATE_ENTRY())
         before = {p.external_id: p.entry for p in newly}
         changes: dict[str, Any] = {"entry": Entry.ACCEPTED}
         if t.check_in and paired:
@@ -491,13 +548,7 @@ def reject_entries(
                 .values_list("name", flat=True))
         )  # fmt: skip
         if seated:
-            raise ServiceError(
-                _(
-                    "Already paired: %(names)s. Drop them instead (their results stay); "
-                    "nothing was rejected."
-                )
-                % {"names": ", ".join(seated)}
-            )
+            raise ServiceError(REJECT_PAIRED(names=", ".join(seated)))
         before = {p.external_id: p.entry for p in newly}
         Player.objects.filter(pk__in=[p.pk for p in newly]).update(entry=Entry.REJECTED)
         for p in newly:
@@ -522,7 +573,7 @@ def issue_link(*, player: Player, by: Any = None) -> str:
     with writing(player.tournament_id, by=by) as w:
         found = Player.objects.filter(pk=player.pk, tournament=w.tournament).first()
         if found is None:
-            raise ServiceError(_("That player is not in this event."))
+            raise ServiceError(NOT_IN_EVENT())
         token = new_token()
         had = bool(found.token_hash)
         found.token_hash = token_hash(token)
@@ -544,25 +595,23 @@ def check_in(*, player: Player, by: Any = None) -> Player:
         t = w.tournament
         found = Player.objects.filter(pk=player.pk, tournament=t).first()
         if found is None:
-            raise ServiceError(_("That player is not in this event."))
+            raise ServiceError(NOT_IN_EVENT())
         if found.checked_in_at is not None:
             return found
         if not t.check_in:
-            raise ServiceError(_("This event does not use check-in."))
+            raise ServiceError(NO_CHECK_IN())
         if t.rounds.exists() and not getattr(by, "is_authenticated", False):
-            raise ServiceError(_("Round 1 is paired: check-in is closed. See the organizer."))
+            raise ServiceError(CHECK_IN_CLOSED())
         if found.entry != Entry.ACCEPTED:
             if found.entry == Entry.PENDING:
-                text = _("%(name)s's entry is pending: only accepted players check in.")
+                refusal = CHECK_IN_PENDING(name=found.name)
             elif found.entry == Entry.REJECTED:
-                text = _("%(name)s's entry is rejected: only accepted players check in.")
+                refusal = CHECK_IN_REJECTED(name=found.name)
             else:
-                text = f"%(name)s's entry is {found.entry}: only accepted players check in."
-            raise ServiceError(text % {"name": found.name})
+                refusal = CHECK_IN_OTHER(name=found.name, entry=found.entry)
+            raise ServiceError(refusal)
         if found.dropped:
-            raise ServiceError(
-                _("%(name)s has dropped: the organizer can re-admit them.") % {"name": found.name}
-            )
+            raise ServiceError(CHECK_IN_DROPPED(name=found.name))
         found.checked_in_at = timezone.now()
         found.save(update_fields=["checked_in_at"])
         w.changed()  # who checked in decides who is paired (services.seating)
@@ -586,11 +635,9 @@ def drop_no_shows(
     with writing(tournament, by=by) as w:
         t = w.tournament
         if not t.check_in:
-            raise ServiceError(_("This event does not use check-in: there are no no-shows."))
+            raise ServiceError(NO_NO_SHOWS())
         if t.rounds.exists():
-            raise ServiceError(
-                _("Round 1 is paired: drop players one by one on the event screen instead.")
-            )
+            raise ServiceError(NO_SHOWS_TOO_LATE())
         missing = not_checked_in(t)
         if players is not None:
             listed = {p.pk for p in players}

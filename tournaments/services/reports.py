@@ -67,7 +67,7 @@ from tournaments.services.results import (
     enter_result,
 )
 from tournaments.services.writing import (
-    BUSY,
+    BUSY_REFUSAL,
     Finished,
     ServiceError,
     Write,
@@ -190,7 +190,7 @@ def _reporting(tournament_id: int) -> Iterator[Write]:
             store_audit(w)
     except OperationalError as exc:
         if is_busy(exc):
-            raise ServiceError(BUSY) from exc
+            raise ServiceError(BUSY_REFUSAL()) from exc
         raise
 
 

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop
-
 from tournaments import rules
+from tournaments.messages import gettext_noop, template
 from tournaments.models import (
     AuditAction,
     Match,
@@ -23,8 +22,39 @@ from tournaments.models import (
 )
 from tournaments.services.writing import ServiceError, Write, writing
 
-UNDONE = gettext_noop(
-    "That match is no longer in the event: its round was undone. Reload the pairings."
+# The refusals, said where they are shown (issue 36).
+UNDONE = template(
+    "results.undone",
+    gettext_noop(
+        "That match is no longer in the event: its round was undone. Reload the pairings."
+    ),
+)
+NO_RESULT_TO_ENTER = template(
+    "results.no_result_to_enter",
+    gettext_noop("Byes and losses without an opponent have no result to enter."),
+)
+PLAYOFF_NEEDS_WINNER = template(
+    "results.playoff_needs_winner", gettext_noop("A playoff match needs a winner.")
+)
+LATER_ROUND_DEPENDS = template(
+    "results.later_round_depends",
+    gettext_noop(
+        "A later playoff round depends on this result: undo that round's "
+        "pairing first (it must have no results yet)."
+    ),
+)
+LEAGUE_ONLY = template(
+    "results.league_only", gettext_noop("Only a league table takes places and scores.")
+)
+PLACE_AND_SCORE = template(
+    "results.place_and_score",
+    gettext_noop("Give a place and a score for every player at the table."),
+)
+GAME_TOO_FEW = template(
+    "results.game_too_few", gettext_noop("A game needs at least 3 players who played.")
+)
+PLACE_MISFIT = template(
+    "results.place_misfit", gettext_noop("Place %(place)s does not fit a table of %(size)s.")
 )
 
 
@@ -47,7 +77,7 @@ def _tournament_of(match: Match | int, tournament: Tournament | None) -> Tournam
     try:
         return match.round.tournament_id
     except Round.DoesNotExist:
-        raise MatchNotFound(gettext(UNDONE)) from None
+        raise MatchNotFound(UNDONE()) from None
 
 
 def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]:
@@ -60,7 +90,7 @@ def _seated_match(match: Match | int, t: Tournament) -> tuple[Match, list[Seat]]
         .order_by("position")
     )
     if not seats:
-        raise MatchNotFound(gettext(UNDONE))
+        raise MatchNotFound(UNDONE())
     found = seats[0].match
     for seat in seats:
         seat.match = found
@@ -145,9 +175,9 @@ def enter_result(
     its own block). `match` and `seats` come from `_seated_match` under that block's
     lock. Returns whether anything changed (the same result again writes nothing)."""
     if match.kind not in (MatchKind.PLAYED, MatchKind.DOUBLE_LOSS):
-        raise ServiceError(gettext("Byes and losses without an opponent have no result to enter."))
+        raise ServiceError(NO_RESULT_TO_ENTER())
     if match.round.playoff and wins is not None and (double_loss or wins[0] == wins[1]):
-        raise ServiceError(gettext("A playoff match needs a winner."))
+        raise ServiceError(PLAYOFF_NEEDS_WINNER())
     if wins is not None and validate and not double_loss:
         check_two_player_result(best_of=w.tournament.best_of, wins=wins, draws=draws)
     before = _result_state(match, seats)
@@ -162,12 +192,7 @@ def enter_result(
     if match.round.playoff and _winner(before) != _winner(after):
         later = w.tournament.rounds.filter(playoff=True, number__gt=match.round.number)
         if later.exists():
-            raise ServiceError(
-                gettext(
-                    "A later playoff round depends on this result: undo that round's "
-                    "pairing first (it must have no results yet)."
-                )
-            )
+            raise ServiceError(LATER_ROUND_DEPENDS())
     Seat.objects.bulk_update(seats, ["games_won"])
     match.save(update_fields=["reported", "draws", "kind"])
     names = " vs ".join(s.player.name for s in seats)
@@ -197,24 +222,19 @@ def record_game(
     with writing(_tournament_of(match, None), by=by) as w:
         match, seats = _seated_match(match, w.tournament)
         if match.kind != MatchKind.GAME:
-            raise ServiceError(gettext("Only a league table takes places and scores."))
+            raise ServiceError(LEAGUE_ONLY())
         before = _game_state(seats, match.reported)
         for seat in seats:
             seat.absent = seat.player_id in set(absent)
         present = [s for s in seats if not s.absent]
         if places is not None:
             if scores is None or len(places) != len(present) or len(scores) != len(present):
-                raise ServiceError(
-                    gettext("Give a place and a score for every player at the table.")
-                )
+                raise ServiceError(PLACE_AND_SCORE())
             if len(present) < 3:
-                raise ServiceError(gettext("A game needs at least 3 players who played."))
+                raise ServiceError(GAME_TOO_FEW())
             for p in places:
                 if not 1 <= p <= len(present) or p != 1 + sum(1 for q in places if q < p):
-                    raise ServiceError(
-                        gettext("Place %(place)s does not fit a table of %(size)s.")
-                        % {"place": p, "size": len(present)}
-                    )
+                    raise ServiceError(PLACE_MISFIT(place=p, size=len(present)))
         for k, seat in enumerate(present):
             seat.place = places[k] if places is not None else None
             seat.score = Decimal(str(scores[k])) if scores is not None else None

@@ -9,11 +9,12 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import connection
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext
 
 from scoring.models import Standing
 from scoring.services import PairingHistory, pairing_history, points_stored
 from tournaments.domain import current_round, missing_results, round_label
+from tournaments.messages import Message, Template, gettext_noop, template
 from tournaments.models import (
     AuditAction,
     Entry,
@@ -66,35 +67,124 @@ def _history(tournament: Tournament) -> dict[int, dict[str, Any]]:
 # a playoff round of another size (none: a top cut has 8 players at most) takes the first.
 RoundSentence = tuple[str, dict[int, str]]
 
-STILL_MISSING: RoundSentence = (
-    gettext_noop("Round %(number)s still has %(count)s result(s) missing: enter them first."),
+
+# A refusal about one round: `RoundSentence`'s choice, made of templates (issue 36: raised
+# as a Message, said where it is shown). (the Swiss round's, {playoff matches: its own}).
+RoundRefusal = tuple[Template, dict[int, Template]]
+
+STILL_MISSING: RoundRefusal = (
+    template(
+        "rounds.still_missing",
+        gettext_noop("Round %(number)s still has %(count)s result(s) missing: enter them first."),
+    ),
     {
-        4: gettext_noop(
-            "The Quarterfinals still have %(count)s result(s) missing: enter them first."
+        4: template(
+            "rounds.still_missing.quarterfinals",
+            gettext_noop(
+                "The Quarterfinals still have %(count)s result(s) missing: enter them first."
+            ),
         ),
-        2: gettext_noop("The Semifinals still have %(count)s result(s) missing: enter them first."),
-        1: gettext_noop("The Final still has %(count)s result(s) missing: enter them first."),
+        2: template(
+            "rounds.still_missing.semifinals",
+            gettext_noop(
+                "The Semifinals still have %(count)s result(s) missing: enter them first."
+            ),
+        ),
+        1: template(
+            "rounds.still_missing.final",
+            gettext_noop("The Final still has %(count)s result(s) missing: enter them first."),
+        ),
     },
 )
-MISSING_BEFORE_CUT: RoundSentence = (
-    gettext_noop("Round %(number)s still has %(count)s result(s) missing."),
+MISSING_BEFORE_CUT: RoundRefusal = (
+    template(
+        "rounds.missing_before_cut",
+        gettext_noop("Round %(number)s still has %(count)s result(s) missing."),
+    ),
     {
-        4: gettext_noop("The Quarterfinals still have %(count)s result(s) missing."),
-        2: gettext_noop("The Semifinals still have %(count)s result(s) missing."),
-        1: gettext_noop("The Final still has %(count)s result(s) missing."),
+        4: template(
+            "rounds.missing_before_cut.quarterfinals",
+            gettext_noop("The Quarterfinals still have %(count)s result(s) missing."),
+        ),
+        2: template(
+            "rounds.missing_before_cut.semifinals",
+            gettext_noop("The Semifinals still have %(count)s result(s) missing."),
+        ),
+        1: template(
+            "rounds.missing_before_cut.final",
+            gettext_noop("The Final still has %(count)s result(s) missing."),
+        ),
     },
 )
-HAS_RESULTS: RoundSentence = (
-    gettext_noop("Round %(number)s already has results: clear them before undoing the pairing."),
+HAS_RESULTS: RoundRefusal = (
+    template(
+        "rounds.has_results",
+        gettext_noop(
+            "Round %(number)s already has results: clear them before undoing the pairing."
+        ),
+    ),
     {
-        4: gettext_noop(
-            "The Quarterfinals already have results: clear them before undoing the pairing."
+        4: template(
+            "rounds.has_results.quarterfinals",
+            gettext_noop(
+                "The Quarterfinals already have results: clear them before undoing the pairing."
+            ),
         ),
-        2: gettext_noop(
-            "The Semifinals already have results: clear them before undoing the pairing."
+        2: template(
+            "rounds.has_results.semifinals",
+            gettext_noop(
+                "The Semifinals already have results: clear them before undoing the pairing."
+            ),
         ),
-        1: gettext_noop("The Final already has results: clear them before undoing the pairing."),
+        1: template(
+            "rounds.has_results.final",
+            gettext_noop("The Final already has results: clear them before undoing the pairing."),
+        ),
     },
+)
+
+FINISHED = template("rounds.finished", gettext_noop("The tournament is finished."))
+BYES_LEAGUE_ONLY = template(
+    "rounds.byes_league_only", gettext_noop("Agreed byes are for league rounds only.")
+)
+TOO_FEW_CHECKED_IN = template(
+    "rounds.too_few_checked_in",
+    gettext_noop(
+        "Only %(checked_in)s player(s) checked in: round 1 pairs checked-in players "
+        "only and needs at least two (%(waiting)s not checked in yet). Check players "
+        "in on the Registration screen, or turn check-in off."
+    ),
+)
+TOO_FEW_ACTIVE = template(
+    "rounds.too_few_active",
+    gettext_noop("At least two active players are needed to pair a round."),
+)
+BYE_NOT_ACTIVE = template(
+    "rounds.bye_not_active",
+    gettext_noop("An agreed bye must go to an active player of this event."),
+)
+LEAGUE_TOO_FEW = template(
+    "rounds.league_too_few",
+    gettext_noop("A league table needs at least three active players."),
+)
+POD_PAIRED = template(
+    "rounds.pod_paired",
+    gettext_noop("The pod's round robin is already paired: enter the results."),
+)
+POD_TOO_FEW = template("rounds.pod_too_few", gettext_noop("A pod needs at least three players."))
+NOTHING_TO_UNDO = template("rounds.nothing_to_undo", gettext_noop("There is no round to undo."))
+CUT_ONE_WAY = template(
+    "rounds.cut_one_way",
+    gettext_noop("Cut by a match-point threshold or by a number of players, not both."),
+)
+CUT_TOO_EARLY = template(
+    "rounds.cut_too_early", gettext_noop("Play at least one round before a cut.")
+)
+CUT_TOP_TOO_SMALL = template(
+    "rounds.cut_top_too_small", gettext_noop("At least two players must make the cut.")
+)
+CUT_TOO_FEW = template(
+    "rounds.cut_too_few", gettext_noop("Fewer than two players would make that cut.")
 )
 
 
@@ -113,6 +203,16 @@ def say_about(round_: Round, sentence: RoundSentence, **values: Any) -> str:
     return say_round(round_label(round_), round_.number, sentence, **values)
 
 
+def refusal_about(round_: Round, refusal: RoundRefusal, **values: Any) -> Message:
+    """`refusal` about the round row `round_`, as `say_about` picks its sentence (by the
+    round's size, never its name's words), as a Message: said where it is shown."""
+    swiss, named = refusal
+    name = round_label(round_)
+    matches = name.playoff_matches if name is not None else None
+    chosen = named.get(matches, swiss) if matches is not None else swiss
+    return chosen(number=round_.number, **values)
+
+
 def pair_next_round(
     *, tournament: Tournament, agreed_byes: Sequence[int] = (), by: Any = None
 ) -> Round:
@@ -125,11 +225,11 @@ def pair_next_round(
         t = w.tournament
         last = current_round(t)
         if last is not None and (missing := missing_results(last)):
-            raise ServiceError(say_about(last, STILL_MISSING, count=missing))
+            raise ServiceError(refusal_about(last, STILL_MISSING, count=missing))
         if t.status == Status.FINISHED:
-            raise ServiceError(gettext("The tournament is finished."))
+            raise ServiceError(FINISHED())
         if agreed_byes and t.system != System.LEAGUE:
-            raise ServiceError(gettext("Agreed byes are for league rounds only."))
+            raise ServiceError(BYES_LEAGUE_ONLY())
         if t.check_in and last is None:
             _refuse_without_check_ins(t)
         matches: list[int] | None = None  # the new round's, when only they changed
@@ -174,14 +274,7 @@ def _refuse_without_check_ins(t: Tournament) -> None:
         waiting = t.players.filter(
             entry=Entry.ACCEPTED, dropped_after_round__isnull=True, checked_in_at__isnull=True
         ).count()
-        raise ServiceError(
-            gettext(
-                "Only %(checked_in)s player(s) checked in: round 1 pairs checked-in players "
-                "only and needs at least two (%(waiting)s not checked in yet). Check players "
-                "in on the Registration screen, or turn check-in off."
-            )
-            % {"checked_in": checked_in, "waiting": waiting}
-        )
+        raise ServiceError(TOO_FEW_CHECKED_IN(checked_in=checked_in, waiting=waiting))
 
 
 def _met(
@@ -220,7 +313,7 @@ def _pair_swiss(
 ) -> tuple[Round, list[int], list[tuple[str, str, str]]]:
     players = active_ids(t)
     if len(players) < 2:
-        raise ServiceError(gettext("At least two active players are needed to pair a round."))
+        raise ServiceError(TOO_FEW_ACTIVE())
     number = (last.number if last else 0) + 1
     pk_of = {e: pk for pk, e in players}
     history = _swiss_history(t)
@@ -331,10 +424,10 @@ def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) 
     wanted = set(agreed_byes)
     resting = [p for p in players if p.pk in wanted]
     if len(resting) != len(wanted):
-        raise ServiceError(gettext("An agreed bye must go to an active player of this event."))
+        raise ServiceError(BYE_NOT_ACTIVE())
     players = [p for p in players if p.pk not in wanted]
     if len(players) < 3:
-        raise ServiceError(gettext("A league table needs at least three active players."))
+        raise ServiceError(LEAGUE_TOO_FEW())
     number = (last.number if last else 0) + 1
     by_ext = {p.external_id: p for p in players}
     opponents, _byes = _met(t)
@@ -354,10 +447,10 @@ def _pair_league(t: Tournament, last: Round | None, agreed_byes: Sequence[int]) 
 def _pair_pod(t: Tournament) -> Round:
     """A pod is paired all at once: the whole round-robin schedule (circle method)."""
     if t.rounds.exists():
-        raise ServiceError(gettext("The pod's round robin is already paired: enter the results."))
+        raise ServiceError(POD_PAIRED())
     players = active_players(t)
     if len(players) < 3:
-        raise ServiceError(gettext("A pod needs at least three players."))
+        raise ServiceError(POD_TOO_FEW())
     by_ext = {p.external_id: p for p in players}
     schedule = round_robin_schedule([p.external_id for p in players], round_rng(t, 1))
     first = None
@@ -380,11 +473,11 @@ def undo_round(*, tournament: Tournament, by: Any = None) -> int:
         t = w.tournament
         last = current_round(t)
         if last is None:
-            raise ServiceError(gettext("There is no round to undo."))
+            raise ServiceError(NOTHING_TO_UNDO())
         if last.matches.filter(
             kind__in=[MatchKind.PLAYED, MatchKind.GAME, MatchKind.DOUBLE_LOSS], reported=True
         ).exists():
-            raise ServiceError(say_about(last, HAS_RESULTS))
+            raise ServiceError(refusal_about(last, HAS_RESULTS))
         number = last.number
         if t.system == System.POD:
             # The schedule was made at once; undo removes every round still without results.
@@ -418,16 +511,14 @@ def cut_to_next_phase(
 ) -> list[Player]:
     """Day-2 cut: only players with at least `min_points` (or the top N) play the next phase."""
     if (min_points is None) == (top is None):
-        raise ServiceError(
-            gettext("Cut by a match-point threshold or by a number of players, not both.")
-        )
+        raise ServiceError(CUT_ONE_WAY())
     with writing(tournament, by=by) as w:
         t = w.tournament
         last = current_round(t)
         if last is None:
-            raise ServiceError(gettext("Play at least one round before a cut."))
+            raise ServiceError(CUT_TOO_EARLY())
         if missing := missing_results(last):
-            raise ServiceError(say_about(last, MISSING_BEFORE_CUT, count=missing))
+            raise ServiceError(refusal_about(last, MISSING_BEFORE_CUT, count=missing))
         standings = Standing.objects.filter(
             tournament=t,
             player__dropped_after_round__isnull=True,
@@ -435,14 +526,14 @@ def cut_to_next_phase(
         ).order_by("position")
         if top is not None:
             if top < 2:
-                raise ServiceError(gettext("At least two players must make the cut."))
+                raise ServiceError(CUT_TOP_TOO_SMALL())
             advancing = [s.player for s in standings.select_related("player")[:top]]
         else:
             advancing = [
                 s.player for s in standings.select_related("player") if s.points >= min_points
             ]
         if len(advancing) < 2:
-            raise ServiceError(gettext("Fewer than two players would make that cut."))
+            raise ServiceError(CUT_TOO_FEW())
         t.phase += 1
         t.save(update_fields=["phase"])
         Player.objects.filter(pk__in=[p.pk for p in advancing]).update(made_phase=t.phase)

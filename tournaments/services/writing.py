@@ -28,16 +28,19 @@ from typing import Any
 from django.conf import settings
 from django.db import OperationalError, transaction
 from django.db.models import F
-from django.utils.translation import gettext, gettext_noop
 
 from scoring import outlooks
 from scoring.services import recompute, unscored
 from tournaments.labels import spoken
 from tournaments.locking import lock_tournament
-from tournaments.messages import Message
+from tournaments.messages import Message, gettext_noop, template
 from tournaments.models import AuditEntry, AuditPlayer, Player, Tournament
 
+# The English of the busy refusal (the msgid), for the services that still raise it as it
+# is; raised here, and to be raised everywhere, as the Message `BUSY_REFUSAL()`.
 BUSY = gettext_noop("Another change to this event is still being saved: try again in a moment.")
+BUSY_REFUSAL = template("writing.busy", BUSY)
+NO_EVENT = template("writing.no_event", gettext_noop("That event no longer exists."))
 
 
 class ServiceError(ValueError):
@@ -150,18 +153,18 @@ def lock(tournament: Tournament | int, *, reports_pass: bool = False) -> Tournam
     pk = tournament.pk if isinstance(tournament, Tournament) else tournament
     locked = lock_tournament(pk, no_key=reports_pass)
     if locked is None:
-        raise ServiceError(gettext("That event no longer exists."))
+        raise ServiceError(NO_EVENT())
     return locked
 
 
-# English, as the messages below: translated where they are raised (gettext(FINISHED)).
+# The English of the refusal (the msgid, as tests quote it); raised as `FINISHED_REFUSAL()`.
 FINISHED = gettext_noop("The tournament is finished: its owner can reopen it to change anything.")
+FINISHED_REFUSAL = template("writing.finished", FINISHED)
 
 
 class Finished(ServiceError):
     """The refusal of any write to a finished event: a caller that words it for its own
-    reader (a player's report) recognises it by this type, never by its text, which is
-    in whichever language was active when it was raised."""
+    reader (a player's report) recognises it by this type, never by its text."""
 
 
 @contextmanager
@@ -183,13 +186,13 @@ def writing(
             locked = lock(tournament, reports_pass=True) if reports_pass else lock(tournament)
             w = Write(locked, by)
             if w.tournament.status == "finished" and not when_finished:
-                raise Finished(gettext(FINISHED))
+                raise Finished(FINISHED_REFUSAL())
             yield w
             if w.dirty:
                 _commit(w)
     except OperationalError as exc:
         if is_busy(exc):
-            raise ServiceError(gettext(BUSY)) from exc
+            raise ServiceError(BUSY_REFUSAL()) from exc
         raise
 
 
