@@ -59,7 +59,7 @@ def test_a_player_still_playing_sees_their_table_and_opponent_and_no_result_yet(
     event: Tournament,
 ) -> None:
     card = card_of(event, "p7")
-    assert card["state"] == "table" and card["label"] == "Round 3"
+    assert card["state"] == "table" and str(card["label"]) == "Round 3"
     assert card["table"] == 2
     assert [o["player"].name for o in card["opponents"]] == ["Dev Rao"]
     assert card["reported"] is False and card["result"] == ""

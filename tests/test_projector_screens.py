@@ -84,7 +84,7 @@ def test_during_the_top_cut_the_projector_shows_the_bracket_with_tables_and_seed
     data = projector(cut)
     assert data["mode"] == "bracket" and data["bracket_games"] == 2
     labels = [label for label, _games in data["bracket"]]
-    assert labels == ["Semifinals", "Final"]
+    assert [str(label) for label in labels] == ["Semifinals", "Final"]
     semis = data["bracket"][0][1]
     assert [g["match"].table for g in semis] == [1, 2]
     assert [g["seeds"] for g in semis] == [[1, 4], [2, 3]]

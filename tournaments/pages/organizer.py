@@ -529,7 +529,9 @@ def annotated_rows(t: Tournament, rows: list[Player]) -> list[Player]:
         # "Dropped after round 3", or in the top cut "Dropped after the Quarterfinals".
         after = after_round_text(p.dropped_after_round, playoff)
         p.dropped_after = (  # type: ignore[attr-defined]
-            say_round(after, after.number, DROPPED_AFTER) if after is not None else ""
+            say_round(after, after.number, DROPPED_AFTER)
+            if after is not None
+            else gettext("Dropped before round 1")  # a no-show dropped at the desk (round 0)
         )
     return rows
 
