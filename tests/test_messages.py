@@ -4,6 +4,7 @@ are logged and exported and in the reader's language where they are shown."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -68,3 +69,55 @@ def test_the_round_screens_quick_entry_refuses_in_french_plain_and_with_htmx(
         body = response.content.decode()
         assert response.status_code == 422, body[:300]
         assert "personne ne gagne plus de 2 parties" in body
+
+
+# Every module that defines templates, so that the catalogue below is whole.
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import scoring.engine.outlook  # noqa: E402, F401
+import tournaments.decklists.messages  # noqa: E402
+import tournaments.services  # noqa: E402, F401
+from tournaments.messages import Template  # noqa: E402
+
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ja")
+PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+ENGLISH = sorted({form for t in CATALOGUE.values() for form in t.forms()})
+
+
+def _placeholders(t: Template) -> set[str]:
+    return {name for form in t.forms() for name in PLACEHOLDER.findall(form)}
+
+
+def test_the_catalogue_holds_the_templates_of_every_core_and_service() -> None:
+    prefixes = {code.split(".")[0] for code in CATALOGUE}
+    assert {"result", "quick", "decklist", "outlook", "registration", "reports"} <= prefixes
+    assert len(CATALOGUE) > 200
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    code=st.sampled_from(sorted(CATALOGUE)),
+    language=st.sampled_from(LANGUAGES),
+    text=st.one_of(st.text(max_size=40), st.sampled_from(ENGLISH)),
+)
+def test_any_text_in_a_parameter_is_said_as_a_value_in_every_language(
+    code: str, language: str, text: str
+) -> None:
+    """Words are data: a parameter holding arbitrary text, or another message's English,
+    is never read as a message; the rendering is the template's own translation with the
+    values put in."""
+    t = CATALOGUE[code]
+    names = _placeholders(t)
+    params: dict[str, Any] = {name: text for name in names}
+    if t.count:
+        params[t.count] = 2
+    message = Message(code, params)
+    with translation.override(language):
+        said = spoken(message)
+        if t.plural is not None:
+            expected = translation.ngettext(t.singular, t.plural, 2)
+        else:
+            expected = translation.gettext(t.singular)
+    values = {name: params[name] for name in names}
+    assert said == (expected % values if values else expected)
