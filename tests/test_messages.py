@@ -10,9 +10,15 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils import translation
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+# Every module that defines templates, so that the whole catalogue is checked below.
+import scoring.engine.outlook  # noqa: F401
+import tournaments.decklists.messages
+import tournaments.services  # noqa: F401
 from tournaments.labels import spoken
-from tournaments.messages import CATALOGUE, Message
+from tournaments.messages import CATALOGUE, Message, Template
 from tournaments.parsing import QuickEntryError, parse_quick_entry
 from tournaments.rules import TOO_MANY_WON, check_two_player_result
 
@@ -70,15 +76,6 @@ def test_the_round_screens_quick_entry_refuses_in_french_plain_and_with_htmx(
         assert response.status_code == 422, body[:300]
         assert "personne ne gagne plus de 2 parties" in body
 
-
-# Every module that defines templates, so that the catalogue below is whole.
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-import scoring.engine.outlook  # noqa: E402, F401
-import tournaments.decklists.messages  # noqa: E402
-import tournaments.services  # noqa: E402, F401
-from tournaments.messages import Template  # noqa: E402
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ja")
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
