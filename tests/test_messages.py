@@ -78,12 +78,37 @@ def test_the_round_screens_quick_entry_refuses_in_french_plain_and_with_htmx(
 
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ja")
-PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+PLACEHOLDER = re.compile(r"%\((\w+)\)([a-z])")  # %(name)s, %(name)r, %(count)d
 ENGLISH = sorted({form for t in CATALOGUE.values() for form in t.forms()})
 
 
-def _placeholders(t: Template) -> set[str]:
-    return {name for form in t.forms() for name in PLACEHOLDER.findall(form)}
+def _placeholders(t: Template) -> dict[str, str]:
+    """Each placeholder's name and conversion (s, r, d)."""
+    return {name: kind for form in t.forms() for name, kind in PLACEHOLDER.findall(form)}
+
+
+def _said_as_values(code: str, language: str, text: str) -> None:
+    t = CATALOGUE[code]
+    names = _placeholders(t)
+    # Text wherever the template takes text; a number where it formats one (%(max)d).
+    params: dict[str, Any] = {name: 2 if kind == "d" else text for name, kind in names.items()}
+    if t.count:
+        params[t.count] = 2
+    with translation.override(language):
+        said = spoken(Message(code, params))
+        if t.plural is not None:
+            expected = translation.ngettext(t.singular, t.plural, 2)
+        else:
+            expected = translation.gettext(t.singular)
+    values = {name: params[name] for name in names}
+    assert said == (expected % values if values else expected)
+
+
+def test_every_template_in_every_language_says_another_messages_words_as_a_value() -> None:
+    tricky = "Bolt is banned in Modern; Round 4 %(name)s"
+    for code in sorted(CATALOGUE):
+        for language in LANGUAGES:
+            _said_as_values(code, language, tricky)
 
 
 def test_the_catalogue_holds_the_templates_of_every_core_and_service() -> None:
@@ -104,17 +129,4 @@ def test_any_text_in_a_parameter_is_said_as_a_value_in_every_language(
     """Words are data: a parameter holding arbitrary text, or another message's English,
     is never read as a message; the rendering is the template's own translation with the
     values put in."""
-    t = CATALOGUE[code]
-    names = _placeholders(t)
-    params: dict[str, Any] = {name: text for name in names}
-    if t.count:
-        params[t.count] = 2
-    message = Message(code, params)
-    with translation.override(language):
-        said = spoken(message)
-        if t.plural is not None:
-            expected = translation.ngettext(t.singular, t.plural, 2)
-        else:
-            expected = translation.gettext(t.singular)
-    values = {name: params[name] for name in names}
-    assert said == (expected % values if values else expected)
+    _said_as_values(code, language, text)
