@@ -425,11 +425,12 @@ def pairing_history(tournament: Tournament) -> PairingHistory | None:
     ):
         return None
     current = snapshot.version == tournament.version
-    if not current:
-        # Results, figures and names move no pairing; a write without an entry may have.
-        entries = _log(tournament, snapshot.version + 1, tournament.version)
-        if entries is None or any(kind not in _SAME_PLAYERS - {PAIRED} for kind, _ids in entries):
-            return None
+    # Results, figures and names move no pairing; a write without an entry may have.
+    if (
+        not current
+        and _logged(tournament, snapshot.version, tournament.version, _NO_PAIRING) is None
+    ):
+        return None
     opponents: dict[str, list[str]] = defaultdict(list)
     byes: set[str] = set()
     for rnd in snapshot.event.rounds:
@@ -481,6 +482,8 @@ RESULTS, FIGURES, OTHER, PAIRED = "results", "figures", "other", "paired"
 # The kinds after which a snapshot of an earlier version still holds every player with
 # their drops (only matches moved): anything else, or no entry, and it is read again.
 _SAME_PLAYERS = frozenset({RESULTS, FIGURES, OTHER, PAIRED})
+_NO_PAIRING = _SAME_PLAYERS - {PAIRED}  # the pairing history also holds who met whom
+_RESULTS_ONLY = frozenset({RESULTS, FIGURES})  # a page's view carries only these
 
 
 def _change_key(tournament: Tournament, version: int) -> str:
@@ -509,14 +512,23 @@ def _log(tournament: Tournament, first: int, last: int) -> list[tuple[str, list[
     return [tuple(found[key]) for key in keys]  # type: ignore[misc]
 
 
+def _logged(
+    tournament: Tournament, since: int, last: int, kinds: frozenset[str]
+) -> list[int] | None:
+    """The match ids the versions after `since`, up to `last`, changed; None unless every
+    one of them is logged with one of `kinds` (the one test of the change log that the
+    recompute, the pairing history, the pages and `scoring_drift` each apply)."""
+    entries = _log(tournament, since + 1, last)
+    if entries is None or any(kind not in kinds for kind, _ids in entries):
+        return None
+    return [pk for _kind, ids in entries for pk in ids]
+
+
 def _missed_changes(tournament: Tournament, since: int) -> list[int] | None:
     """Match ids changed by the versions after `since` and before this write; None if
     any of them is unknown (evicted, or a write that changes more than matches). Writes
     that changed no standing input (OTHER, FIGURES) changed no match."""
-    entries = _log(tournament, since + 1, tournament.version - 1)
-    if entries is None or any(kind not in _SAME_PLAYERS for kind, _ids in entries):
-        return None
-    return [pk for _kind, ids in entries for pk in ids]
+    return _logged(tournament, since, tournament.version - 1, _SAME_PLAYERS)
 
 
 def changes_since(tournament: Tournament, since: int) -> list[int] | None:
@@ -524,10 +536,7 @@ def changes_since(tournament: Tournament, since: int) -> list[int] | None:
     own, changed; None unless every one of those writes changed only match results or
     only the "What do I need?" figures (anything else may have changed what a page
     shows: a name, a round)."""
-    entries = _log(tournament, since + 1, tournament.version)
-    if entries is None or any(kind not in (RESULTS, FIGURES) for kind, _ids in entries):
-        return None
-    return [pk for _kind, ids in entries for pk in ids]
+    return _logged(tournament, since, tournament.version, _RESULTS_ONLY)
 
 
 def forget_snapshots() -> None:
@@ -562,10 +571,8 @@ def scoring_drift(tournament: Tournament) -> list[str]:
     if snapshot is None or snapshot.created_at != tournament.created_at:
         return drift
     if snapshot.version != tournament.version:
-        entries = _log(tournament, snapshot.version + 1, tournament.version)
-        if entries is None or any(kind not in _SAME_PLAYERS for kind, _ids in entries):
-            return drift
-        patch = _patched(tournament, snapshot, [pk for _kind, ids in entries for pk in ids])
+        changed = _logged(tournament, snapshot.version, tournament.version, _SAME_PLAYERS)
+        patch = _patched(tournament, snapshot, changed) if changed is not None else None
         if patch is None:
             return drift
         event, where = patch.event, patch.where
